@@ -1,0 +1,36 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config/load.js';
+import { Git } from '../../git/git.js';
+import { findRepoRoot } from '../../git/revisions.js';
+import { relockFixtures } from '../../layers/fixtures/relock.js';
+import { execFile } from '../../util/exec.js';
+import type { CliIO } from '../io.js';
+
+export async function lockCommand(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { owner: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const { config, file } = await loadConfig(repoRoot);
+  const dryRun = values['dry-run'] ?? false;
+  const result = await relockFixtures({ repoRoot, config, owner: values.owner, dryRun });
+  if (result.changes.length === 0 && result.canonical.length === 0) {
+    io.stdout.write(`${result.lockFile} is up to date (config ${file})\n`);
+    return 0;
+  }
+  for (const c of result.changes) {
+    const detail = c.kind === 'changed' ? `${c.from?.slice(0, 12)} → ${c.to?.slice(0, 12)}` : (c.to ?? c.from ?? '').slice(0, 12);
+    io.stdout.write(`${c.kind.padEnd(8)} ${c.path}  ${detail}  (owner ${c.owner})\n`);
+  }
+  for (const c of result.canonical) io.stdout.write(`digest   ${c.digestFile}  ${c.from?.slice(0, 12) ?? '(new)'} → ${c.to.slice(0, 12)}  (${c.file})\n`);
+  if (dryRun) {
+    io.stdout.write('\n--dry-run: nothing written\n');
+    return 1;
+  }
+  const files = [result.lockFile, ...result.canonical.map((c) => c.digestFile)];
+  io.stdout.write(`\nwrote ${files.join(', ')}. This is the human path: commit it on its own, never inside an agent's diff:\n  git add ${files.join(' ')} && git commit -m "patchgate: re-lock fixtures"\n`);
+  return 0;
+}

@@ -1,0 +1,21 @@
+export const HELP = `patchgate — a merge gate for patches written by coding agents
+
+Usage:
+  patchgate check --base REV [--head REV] [--out DIR] [--json]
+  patchgate init [--format json|yaml|ts] [--root DIR]... [--owner NAME] [--force]
+  patchgate lock [--owner NAME] [--dry-run]          (human-only: re-record fixture digests)
+  patchgate explain CODE
+  patchgate --help | --version
+
+check     Judge the head (default: the working tree, with uncommitted and
+          untracked files) against the merge-base of --base and the head.
+          Config and contract files are read from the base.
+          Writes scorecard.json and summary.md to --out (default .patchgate/out).
+init      Write patchgate.config.* and FIXTURE_LOCK.json for this repository.
+lock      Rewrite FIXTURE_LOCK.json (and canonical digest files) from the
+          working tree and print what changed. Commit it on its own.
+explain   Print what a reason code means.
+
+Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error.
+Environment: NO_COLOR disables colour; GITHUB_STEP_SUMMARY receives summary.md.
+`;

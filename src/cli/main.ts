@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { asPatchgateError, ContractFileError } from '../errors.js';
+import type { GateHooks } from '../pipeline.js';
+import { checkCommand } from './commands/check.js';
+import { explainCommand } from './commands/explain.js';
+import { initCommand } from './commands/init.js';
+import { lockCommand } from './commands/lock.js';
+import { EXIT, exitCodeForError } from './exit-codes.js';
+import { HELP } from './help.js';
+import type { CliIO } from './io.js';
+import { usage } from './usage.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Runs one command and returns its exit code; never calls process.exit itself. */
+export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
+  const [command, ...rest] = io.argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout.write(HELP);
+        return command === undefined ? EXIT.input : 0;
+      case '--version':
+      case '-v':
+        io.stdout.write(`${version()}\n`);
+        return 0;
+      case 'check':
+        return await checkCommand(rest, io, hooks);
+      case 'init':
+        return await initCommand(rest, io);
+      case 'lock':
+        return await lockCommand(rest, io);
+      case 'explain':
+        return await explainCommand(rest, io);
+      default:
+        throw usage(`unknown command '${command}'`);
+    }
+  } catch (err) {
+    if (io.signal.aborted) {
+      io.stderr.write('patchgate: interrupted; temporary worktrees removed\n');
+      return 130;
+    }
+    // parseArgs throws plain TypeErrors with a code for unknown or malformed flags.
+    const code = (err as { code?: string }).code;
+    const e = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? usage((err as Error).message) : asPatchgateError(err);
+    const label = e instanceof ContractFileError ? e.code : e.code === 'INTERNAL_ERROR' ? 'internal error' : 'error';
+    io.stderr.write(`patchgate: ${label}: ${e.message}\n`);
+    if (e.kind === 'internal' && e.cause instanceof Error && e.cause.stack) io.stderr.write(`${e.cause.stack}\n`);
+    return exitCodeForError(e);
+  }
+}

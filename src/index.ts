@@ -1,0 +1,19 @@
+/**
+ * patchgate's public API. The library never touches `process`: pass the
+ * environment and an AbortSignal in, get a scorecard back.
+ */
+export type { ReasonCode } from './codes.js';
+export { REASON_CODES } from './codes.js';
+export { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
+export { configSchema, defineConfig, type PatchgateConfig, type PatchgateConfigInput } from './config/schema.js';
+export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
+export type { Change, ChangeKind } from './git/changes.js';
+export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
+export { digestTree } from './layers/fixtures/digest-tree.js';
+export { relockFixtures } from './layers/fixtures/relock.js';
+export type { Evidence, Finding, Layer, LayerContext, Override, Severity } from './layers/types.js';
+export { type Clock, type GateHooks, LAYERS, type RunGateOptions, runGate } from './pipeline.js';
+export { renderMarkdown } from './report/markdown.js';
+export type { LayerStatus, LayerSummary, Scorecard, Verdict } from './report/scorecard.js';
+export { stableStringify } from './report/stable-json.js';
+export { renderTerminal } from './report/terminal.js';

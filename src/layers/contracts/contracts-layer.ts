@@ -1,0 +1,73 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { CONFIG_FILE_NAMES } from '../../config/load.js';
+import type { Change } from '../../git/changes.js';
+import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
+
+const LAYER = 'contracts';
+
+async function existsIn(root: string, rel: string): Promise<boolean> {
+  try {
+    await lstat(path.join(root, rel));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function protectedReason(p: string, named: Map<string, string>, globs: { glob: string; match: (p: string) => boolean }[]) {
+  const role = named.get(p);
+  if (role) return { role };
+  const hit = globs.find((g) => g.match(p));
+  return hit ? { role: 'contracts.protect', glob: hit.glob } : undefined;
+}
+
+/**
+ * Runs first. A patch that edits the rules it is judged by is rejected
+ * whatever the later layers say, and those findings are never hidden.
+ */
+export const contractsLayer: Layer = {
+  name: LAYER,
+  enabled: () => true,
+  contractFiles: () => [],
+  async run(ctx: LayerContext) {
+    const findings: Finding[] = [];
+    const named = new Map<string, string>();
+    for (const c of ctx.contracts) if (!named.has(c.path)) named.set(c.path, c.role);
+    // Any config candidate is protected, so a patch cannot shadow the base config with a new format.
+    for (const name of CONFIG_FILE_NAMES) if (!named.has(name)) named.set(name, 'config');
+    const globs = ctx.config.contracts.protect.map((glob) => ({ glob, match: picomatch(glob, { dot: true }) }));
+
+    const touched = (change: Change) => {
+      const reason = protectedReason(change.path, named, globs) ?? (change.from ? protectedReason(change.from, named, globs) : undefined);
+      if (!reason) return;
+      const what = change.kind === 'renamed' ? `renamed ${change.from} → ${change.path}` : `${change.kind} ${change.path}`;
+      findings.push({
+        code: 'CONTRACT_TOUCHED',
+        layer: LAYER,
+        severity: 'reject',
+        message: `the patch ${what}, a human-owned contract path (${reason.role}${'glob' in reason ? ` ${reason.glob}` : ''}); contract edits belong in a separate human commit`,
+        evidence: { path: change.path, ...(change.from ? { from: change.from } : {}), change: change.kind, ...reason },
+      });
+    };
+    ctx.changes.forEach(touched);
+
+    const contracts: NamedContract[] = [{ path: ctx.configFile, role: 'config' }, ...ctx.contracts];
+    const seen = new Set<string>();
+    for (const c of contracts) {
+      if (seen.has(c.path)) continue;
+      seen.add(c.path);
+      if (!(await existsIn(ctx.base.root, c.path))) {
+        findings.push({
+          code: 'CONTRACT_MISSING',
+          layer: LAYER,
+          severity: 'reject',
+          message: `${c.path} (named by ${c.role} in ${ctx.configFile}) does not exist in the base revision, so its rules cannot be checked`,
+          evidence: { path: c.path, role: c.role, revision: 'base' },
+        });
+      }
+    }
+    return { findings };
+  },
+};

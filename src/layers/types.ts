@@ -1,0 +1,65 @@
+import type { ReasonCode } from '../codes.js';
+import type { PatchgateConfig } from '../config/schema.js';
+import type { Change } from '../git/changes.js';
+
+/** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
+export type Severity = 'reject' | 'warn' | 'error';
+
+export type Evidence = Record<string, unknown>;
+
+export interface Finding {
+  code: ReasonCode;
+  layer: string;
+  severity: Severity;
+  message: string;
+  evidence: Evidence;
+}
+
+/** A rule a human waived for this run (e.g. FIXTURE_OVERRIDE). The token's value is never recorded. */
+export interface Override {
+  layer: string;
+  code: ReasonCode;
+  path: string;
+  variable: string;
+}
+
+export interface Revision {
+  side: 'base' | 'head';
+  commit: string;
+  /** Absolute path of a checkout of this revision (a temp worktree, or the user's working tree for the head). */
+  root: string;
+}
+
+/** A contract file a layer reads from the base; the contracts layer protects it. */
+export interface NamedContract {
+  path: string;
+  /** Where the config names it, e.g. `fixtures.lock`. */
+  role: string;
+}
+
+export interface LayerContext {
+  config: PatchgateConfig;
+  /** Repo-relative path of the base config file. */
+  configFile: string;
+  base: Revision;
+  head: Revision;
+  changes: readonly Change[];
+  /** Every contract file the enabled layers name, plus the config. */
+  contracts: readonly NamedContract[];
+  /** The environment the gate may read (override tokens). Head code never sees it. */
+  env: Readonly<Record<string, string | undefined>>;
+  signal: AbortSignal;
+}
+
+export interface LayerOutcome {
+  findings: Finding[];
+  overrides?: Override[];
+}
+
+export interface Layer {
+  readonly name: string;
+  enabled(config: PatchgateConfig): boolean;
+  /** Contract files this layer reads from the base, given the base config. */
+  contractFiles(config: PatchgateConfig): NamedContract[];
+  run(ctx: LayerContext): Promise<LayerOutcome>;
+}

@@ -1,0 +1,59 @@
+import type { Finding, Override, Severity } from '../layers/types.js';
+import { byCodePoint } from '../util/compare.js';
+
+export const SCORECARD_SCHEMA = 'patchgate/scorecard@1';
+
+export type Verdict = 'accept' | 'reject' | 'error';
+export type LayerStatus = 'pass' | 'warn' | 'reject' | 'error' | 'skipped';
+
+export interface LayerSummary {
+  name: string;
+  status: LayerStatus;
+  findings: number;
+  /** Why a layer did not run, when it did not. */
+  reason?: string;
+}
+
+export interface Scorecard {
+  schema: typeof SCORECARD_SCHEMA;
+  verdict: Verdict;
+  /** Set when verdict is `error`: `input` is the user's to fix (exit 2), `internal` is ours (exit 3). */
+  errorKind?: 'input' | 'internal';
+  base: { ref: string; requested: string; commit: string };
+  head: { ref: string; commit: string; tree: string; worktree: boolean };
+  config: { file: string; revision: 'base' };
+  layers: LayerSummary[];
+  findings: Finding[];
+  overrides: Override[];
+  /** The only part that may differ between two runs on the same inputs. */
+  timings: { totalMs: number; layers: Record<string, number> };
+}
+
+const RANK: Record<Severity, number> = { error: 0, reject: 1, warn: 2 };
+
+export function layerStatus(findings: readonly Finding[]): LayerStatus {
+  if (findings.some((f) => f.severity === 'error')) return 'error';
+  if (findings.some((f) => f.severity === 'reject')) return 'reject';
+  if (findings.some((f) => f.severity === 'warn')) return 'warn';
+  return 'pass';
+}
+
+/** Error beats reject beats accept; a warning alone never rejects. */
+export function verdictOf(findings: readonly Finding[]): Verdict {
+  if (findings.some((f) => f.severity === 'error')) return 'error';
+  if (findings.some((f) => f.severity === 'reject')) return 'reject';
+  return 'accept';
+}
+
+/** Deterministic order: pipeline order of layers, then severity, code, and the evidence path. */
+export function sortFindings(findings: readonly Finding[], layerOrder: readonly string[]): Finding[] {
+  const key = (f: Finding) => String(f.evidence.path ?? f.evidence.file ?? '');
+  return [...findings].sort(
+    (a, b) =>
+      layerOrder.indexOf(a.layer) - layerOrder.indexOf(b.layer) ||
+      RANK[a.severity] - RANK[b.severity] ||
+      byCodePoint(a.code, b.code) ||
+      byCodePoint(key(a), key(b)) ||
+      byCodePoint(a.message, b.message),
+  );
+}

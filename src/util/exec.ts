@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export interface ExecOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one way the core starts a process. Tests drive the real thing; the
+ * interface exists so a layer never reaches for child_process itself.
+ */
+export type Exec = (file: string, args: readonly string[], options: ExecOptions) => Promise<ExecResult>;
+
+export const execFile: Exec = (file, args, options) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      // undefined inherits the parent's environment without the core reading it
+      env: options.env,
+      signal: options.signal,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code, sig) => {
+      resolve({
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        code: code ?? (sig ? 128 : 1),
+      });
+    });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });

@@ -1,0 +1,144 @@
+import { chmodSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureRepo, lockFor } from '../helpers/fixture-repo.js';
+import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+
+const card = (repo: GitDir) => JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8'));
+
+describe('bad input: a clear message, exit 2, no worktree left behind', () => {
+  it('outside a git repository', async () => {
+    const dir = tempDir();
+    const r = await runCli(['check', '--base', 'main'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('not inside a git repository');
+  });
+
+  it('without --base', async () => {
+    const repo = fixtureRepo();
+    const r = await runCli(['check'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--base');
+  });
+
+  it('with an unknown flag or command', async () => {
+    const repo = fixtureRepo();
+    expect((await runCli(['check', '--base', 'main', '--bogus'], { cwd: repo.dir })).stderr).toMatch(/Unknown option '--bogus'/);
+    const r = await runCli(['frobnicate'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('with an unknown base revision', async () => {
+    const repo = fixtureRepo();
+    const r = await runCli(['check', '--base', 'no-such-branch'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown base revision 'no-such-branch'");
+  });
+
+  it('in a shallow clone that lacks the base commit, saying how to fetch it', async () => {
+    const origin = fixtureRepo();
+    const base = origin.head();
+    origin.write({ 'src/a.ts': '1' });
+    origin.commit('second');
+    const clone = tempDir();
+    new GitDir(clone).git('clone', '-q', '--depth', '1', `file://${origin.dir}`, 'c');
+    const r = await runCli(['check', '--base', base], { cwd: path.join(clone, 'c') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('shallow clone');
+    expect(r.stderr).toContain('git fetch --unshallow');
+  });
+
+  it('with a base that has no common history with the head', async () => {
+    const repo = fixtureRepo();
+    repo.git('checkout', '-q', '--orphan', 'other');
+    repo.git('rm', '-rqf', '.');
+    repo.write({ 'x.txt': 'x' });
+    repo.commit('unrelated');
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no common history');
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
+  it('when the base has no config', async () => {
+    const repo = GitDir.create({ 'README.md': 'hi' });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no patchgate config in the base revision');
+    expect(r.stderr).toContain('patchgate init');
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
+  it.each([
+    ['malformed JSON', 'patchgate.config.json', '{\n  "fixtures": {\n    "roots": ["testdata"],\n  }\n}\n', /patchgate\.config\.json:4:3: is not valid JSON/],
+    ['a YAML syntax error', 'patchgate.config.yaml', 'fixtures:\n  roots: [testdata\n  lock: x\n', /patchgate\.config\.yaml:\d+:\d+: is not valid YAML/],
+    ['wrong types', 'patchgate.config.json', '{"fixtures": {"roots": "testdata", "enabled": "yes"}}', /fixtures\.enabled: expected true or false, got the string "yes"[\s\S]*fixtures\.roots: expected a list, got the string "testdata"/],
+    ['an unknown key', 'patchgate.config.yaml', 'fixtures:\n  rootz: [testdata]\n', /patchgate\.config\.yaml:2:3: fixtures\.rootz: unknown key 'rootz'; expected only 'enabled', 'roots', 'lock', 'owner', 'canonical'/],
+    ['a path that escapes the repo', 'patchgate.config.json', '{"fixtures": {"roots": ["../outside"]}}', /fixtures\.roots\[0\]: path '\.\.\/outside' must not contain '\.\.'/],
+  ])('with a config that has %s', async (_what, file, text, message) => {
+    const repo = GitDir.create({ [file]: text, 'testdata/a.txt': 'a', 'FIXTURE_LOCK.json': lockFor({ 'testdata/a.txt': 'a' }) });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
+  it('with a lock file holding a bad digest string: verdict error naming file, line and field', async () => {
+    const repo = GitDir.create({
+      'patchgate.config.json': '{}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': '{\n  "override_token_env": "FIXTURE_OVERRIDE",\n  "files": {\n    "testdata/a.txt": {"sha256": "e3b0c44298fc1c149afbf4c8996fb924", "owner": "x"}\n  }\n}\n',
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    const c = card(repo);
+    expect(c.verdict).toBe('error');
+    expect(c.errorKind).toBe('input');
+    const f = c.findings.find((x: { code: string }) => x.code === 'CONFIG_INVALID');
+    expect(f.message).toMatch(/FIXTURE_LOCK\.json:4:\d+: files\.testdata\/a\.txt\.sha256: expected a SHA-256 digest \(64 lowercase hex characters\), but it has 32 hex characters/);
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
+  it('with a lock entry whose path uses ..', async () => {
+    const repo = GitDir.create({ 'patchgate.config.json': '{}', 'testdata/a.txt': 'a', 'FIXTURE_LOCK.json': lockFor({ 'testdata/../a.txt': 'a' }) });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(card(repo).findings[0].message).toContain("path 'testdata/../a.txt' must not contain '..'");
+  });
+
+  it('with a fixture root that exists on neither side', async () => {
+    const repo = GitDir.create({ 'patchgate.config.json': '{"fixtures": {"roots": ["golden"]}}', 'FIXTURE_LOCK.json': lockFor({}) });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(card(repo).findings[0].message).toContain("fixture root 'golden' (fixtures.roots[0] in patchgate.config.json) exists in neither the base nor the head");
+  });
+
+  it('with a symlink inside a fixture root that points outside the repo', async () => {
+    const repo = fixtureRepo();
+    repo.write({ 'testdata/escape': { symlink: '/etc/hostname' } });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    const f = card(repo).findings.find((x: { severity: string }) => x.severity === 'error');
+    expect(f.message).toContain('testdata/escape');
+    expect(f.evidence.error).toBe('PATH_OUTSIDE_REPO');
+  });
+
+  it('with a symlink loop inside a fixture root', async () => {
+    const repo = fixtureRepo();
+    repo.write({ 'testdata/loop/again': { symlink: '..' } });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe('SYMLINK_LOOP');
+  });
+
+  it('with an unreadable fixture file', async () => {
+    const repo = fixtureRepo();
+    // Root reads through chmod 000, so make the path unreadable by replacing the file with a FIFO-free dangling link.
+    repo.write({ 'testdata/nested/rates.csv': { symlink: 'does-not-exist' } });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe('FILE_UNREADABLE');
+    chmodSync(repo.dir, 0o755);
+  });
+});

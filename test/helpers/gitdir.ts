@@ -1,0 +1,120 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+
+export type Files = Record<string, string | Buffer | null | { symlink: string }>;
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp dir removed after the current test. */
+export function tempDir(prefix = 'pg-test-'): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+
+/** A real git repository in a temp dir, with helpers to write files and commit. */
+export class GitDir {
+  constructor(readonly dir: string) {}
+
+  static create(files: Files = {}, message = 'initial'): GitDir {
+    const dir = tempDir('pg-repo-');
+    const g = new GitDir(dir);
+    g.git('init', '-q', '-b', 'main');
+    g.git('config', 'user.name', 'Test');
+    g.git('config', 'user.email', 'test@example.com');
+    g.git('config', 'commit.gpgsign', 'false');
+    if (Object.keys(files).length > 0) {
+      g.write(files);
+      g.commit(message);
+    }
+    return g;
+  }
+
+  git(...args: string[]): string {
+    return execFileSync('git', args, { cwd: this.dir, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+  }
+
+  /** Writes files (null deletes, {symlink} links). */
+  write(files: Files): this {
+    for (const [rel, content] of Object.entries(files)) {
+      const abs = path.join(this.dir, rel);
+      if (content === null) {
+        rmSync(abs, { recursive: true, force: true });
+        continue;
+      }
+      mkdirSync(path.dirname(abs), { recursive: true });
+      if (typeof content === 'object' && !Buffer.isBuffer(content)) {
+        rmSync(abs, { force: true });
+        symlinkSync(content.symlink, abs);
+      } else writeFileSync(abs, content);
+    }
+    return this;
+  }
+
+  commit(message: string): string {
+    this.git('add', '-A');
+    this.git('commit', '-q', '--allow-empty', '-m', message);
+    return this.head();
+  }
+
+  head(): string {
+    return this.git('rev-parse', 'HEAD');
+  }
+
+  path(rel = '.'): string {
+    return path.join(this.dir, rel);
+  }
+
+  /** Worktrees git knows about besides the main one. */
+  extraWorktrees(): string[] {
+    return this.git('worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice('worktree '.length))
+      .filter((p) => p !== this.dir);
+  }
+}
+
+/** patchgate temp dirs left behind in the system temp folder. */
+export function leftoverTempDirs(): string[] {
+  return readdirSync(tmpdir()).filter((n) => /^patchgate-(base|head|index)-/.test(n));
+}
+
+export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the built CLI, as a user's CI would. */
+export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
