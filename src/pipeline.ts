@@ -44,6 +44,8 @@ export interface RunGateOptions {
   clock?: Clock;
   exec?: Exec;
   hooks?: GateHooks;
+  /** The layers to run, in order; defaults to LAYERS. Contracts should stay first. */
+  layers?: readonly Layer[];
 }
 
 const systemClock: Clock = { now: () => performance.now() };
@@ -88,7 +90,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     // The base is the source of truth: the head's config is only ever compared against it.
     const { config, file: configFile } = await loadConfig(baseRoot, `the base revision ${revs.baseCommit.slice(0, 12)}`);
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
-    const contracts: NamedContract[] = LAYERS.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
+    const pipeline = options.layers ?? LAYERS;
+    const contracts: NamedContract[] = pipeline.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
 
     const ctx: LayerContext = {
       config,
@@ -105,7 +108,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const overrides: Override[] = [];
     const layers: LayerSummary[] = [];
     const timings: Record<string, number> = {};
-    for (const layer of LAYERS) {
+    for (const layer of pipeline) {
       if (!layer.enabled(config)) {
         layers.push({ name: layer.name, status: 'skipped', findings: 0, reason: `disabled in ${configFile}` });
         continue;
@@ -140,7 +143,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       head: { ref: revs.head.ref, commit: revs.head.commit, tree: headTree, worktree: revs.head.worktree },
       config: { file: configFile, revision: 'base' },
       layers,
-      findings: sortFindings(findings, LAYERS.map((l) => l.name)),
+      findings: sortFindings(
+        findings,
+        pipeline.map((l) => l.name),
+      ),
       overrides: overrides.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       timings: { totalMs: Math.round(clock.now() - started), layers: timings },
     };

@@ -103,47 +103,113 @@ const HEX = '0123456789abcdef';
 const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
 
 /**
- * `json.dumps` with `ensure_ascii=True`. Python escapes per code point and
- * splits astral ones into a surrogate pair, which is exactly the UTF-16 code
- * units JS already holds, so escaping per code unit gives the same bytes, lone
- * surrogates included. DEL (0x7f) is escaped too.
+ * The canonical form is pure ASCII, so it is written straight into bytes: a
+ * multi-megabyte fixture then costs one growing buffer instead of millions of
+ * short-lived string pieces, and the digest hashes the buffer as is.
  */
-export function pythonQuote(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
-  let out = '"';
-  let chunkStart = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) continue;
-    out += s.slice(chunkStart, i);
-    chunkStart = i + 1;
-    switch (c) {
-      case 0x22:
-        out += '\\"';
-        break;
-      case 0x5c:
-        out += '\\\\';
-        break;
-      case 0x0a:
-        out += '\\n';
-        break;
-      case 0x0d:
-        out += '\\r';
-        break;
-      case 0x09:
-        out += '\\t';
-        break;
-      case 0x08:
-        out += '\\b';
-        break;
-      case 0x0c:
-        out += '\\f';
-        break;
-      default:
-        out += `\\u${HEX[(c >> 12) & 15]}${HEX[(c >> 8) & 15]}${HEX[(c >> 4) & 15]}${HEX[c & 15]}`;
-    }
+class AsciiWriter {
+  private buf = Buffer.allocUnsafe(1 << 16);
+  private len = 0;
+
+  private reserve(extra: number): void {
+    if (this.len + extra <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + extra) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.len);
+    this.buf = next;
   }
-  return `${out}${s.slice(chunkStart)}"`;
+
+  byte(c: number): void {
+    this.reserve(1);
+    this.buf[this.len++] = c;
+  }
+
+  /** `s` must be ASCII. */
+  ascii(s: string): void {
+    this.reserve(s.length);
+    this.put(s);
+  }
+
+  /** Copies an ASCII string whose room is reserved; short ones in JS, where a native call costs more than the copy. */
+  private put(s: string): void {
+    if (s.length > 32) {
+      this.len += this.buf.write(s, this.len, 'latin1');
+      return;
+    }
+    const buf = this.buf;
+    let n = this.len;
+    for (let i = 0; i < s.length; i++) buf[n++] = s.charCodeAt(i);
+    this.len = n;
+  }
+
+  /**
+   * `json.dumps` string escaping with `ensure_ascii=True`. Python escapes per
+   * code point and splits astral ones into a surrogate pair: exactly the
+   * UTF-16 code units JS already holds, so escaping per code unit gives the
+   * same bytes, lone surrogates included. DEL (0x7f) is escaped too.
+   */
+  quoted(s: string): void {
+    if (!NEEDS_ESCAPE.test(s)) {
+      this.reserve(s.length + 2);
+      this.buf[this.len++] = 0x22;
+      this.put(s);
+      this.buf[this.len++] = 0x22;
+      return;
+    }
+    this.reserve(s.length * 6 + 2);
+    const buf = this.buf;
+    let n = this.len;
+    buf[n++] = 0x22;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) {
+        buf[n++] = c;
+        continue;
+      }
+      buf[n++] = 0x5c;
+      switch (c) {
+        case 0x22:
+        case 0x5c:
+          buf[n++] = c;
+          break;
+        case 0x0a:
+          buf[n++] = 0x6e; // n
+          break;
+        case 0x0d:
+          buf[n++] = 0x72; // r
+          break;
+        case 0x09:
+          buf[n++] = 0x74; // t
+          break;
+        case 0x08:
+          buf[n++] = 0x62; // b
+          break;
+        case 0x0c:
+          buf[n++] = 0x66; // f
+          break;
+        default:
+          buf[n++] = 0x75; // u
+          buf[n++] = HEX.charCodeAt((c >> 12) & 15);
+          buf[n++] = HEX.charCodeAt((c >> 8) & 15);
+          buf[n++] = HEX.charCodeAt((c >> 4) & 15);
+          buf[n++] = HEX.charCodeAt(c & 15);
+      }
+    }
+    buf[n++] = 0x22;
+    this.len = n;
+  }
+
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+/** A string literal exactly as `json.dumps(s)` (ensure_ascii) writes it. */
+export function pythonQuote(s: string): string {
+  const w = new AsciiWriter();
+  w.quoted(s);
+  return w.bytes().toString('latin1');
 }
 
 const HAS_SURROGATE = /[\ud800-\udfff]/;
@@ -242,57 +308,55 @@ function dedupe(entries: readonly JsonObjectEntry[]): readonly JsonObjectEntry[]
   return byKey.size === entries.length ? entries : [...byKey.values()];
 }
 
-function scalarText(node: JsonNode): string | undefined {
+/** Writes a scalar and returns true, or returns false for a container. */
+function writeScalar(w: AsciiWriter, node: JsonNode): boolean {
   switch (node.type) {
     case 'string':
-      return pythonQuote(node.value);
+      w.quoted(node.value);
+      return true;
     case 'number':
-      return pythonNumber(node);
+      w.ascii(pythonNumber(node));
+      return true;
     case 'nonfinite':
-      return node.value;
+      w.ascii(node.value);
+      return true;
     case 'boolean':
-      return node.value ? 'true' : 'false';
+      w.ascii(node.value ? 'true' : 'false');
+      return true;
     case 'null':
-      return 'null';
+      w.ascii('null');
+      return true;
     default:
-      return undefined;
+      return false;
   }
 }
 
 interface DumpFrame {
-  /** Entries of an object (already deduplicated and sorted) or items of an array. */
+  /** Entries of an object (deduplicated and sorted), or undefined for an array. */
   entries: readonly JsonObjectEntry[] | undefined;
   items: readonly JsonNode[] | undefined;
   next: number;
 }
 
-/**
- * Exactly `json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))`
- * for the document `node` was parsed from (Python defaults: ensure_ascii and
- * allow_nan on). Walks with an explicit stack, so depth is only bounded by the
- * parser's limit; Python itself fails with RecursionError near 1000 levels.
- *
- * @throws CanonicalJsonError for an integer Python's json.loads would refuse.
- */
-export function pythonCanonicalJson(node: JsonNode): string {
-  const top = scalarText(node);
-  if (top !== undefined) return top;
-  let out = '';
+/** An explicit stack instead of recursion, so depth is bounded only by the parser's limit. */
+function writeCanonical(w: AsciiWriter, node: JsonNode): void {
+  if (writeScalar(w, node)) return;
   const stack: DumpFrame[] = [];
-  // Opens a container: writes its bracket and returns its frame, or writes
-  // the whole thing when it is empty.
+  // Writes the opening bracket and pushes a frame, or writes an empty container whole.
   const open = (container: JsonNode): void => {
     if (container.type === 'object') {
       const entries = pythonDictEntries(container.entries);
-      if (entries.length === 0) out += '{}';
-      else {
-        out += '{';
+      if (entries.length === 0) {
+        w.ascii('{}');
+      } else {
+        w.byte(0x7b);
         stack.push({ entries, items: undefined, next: 0 });
       }
     } else if (container.type === 'array') {
-      if (container.items.length === 0) out += '[]';
-      else {
-        out += '[';
+      if (container.items.length === 0) {
+        w.ascii('[]');
+      } else {
+        w.byte(0x5b);
         stack.push({ entries: undefined, items: container.items, next: 0 });
       }
     }
@@ -303,29 +367,42 @@ export function pythonCanonicalJson(node: JsonNode): string {
     let child: JsonNode;
     if (frame.entries !== undefined) {
       if (i === frame.entries.length) {
-        out += '}';
+        w.byte(0x7d);
         stack.pop();
         continue;
       }
       const entry = frame.entries[i]!;
-      out += `${i === 0 ? '' : ','}${pythonQuote(entry.key)}:`;
+      if (i > 0) w.byte(0x2c);
+      w.quoted(entry.key);
+      w.byte(0x3a);
       child = entry.value;
     } else {
       const items = frame.items!;
       if (i === items.length) {
-        out += ']';
+        w.byte(0x5d);
         stack.pop();
         continue;
       }
-      if (i > 0) out += ',';
+      if (i > 0) w.byte(0x2c);
       child = items[i]!;
     }
     frame.next = i + 1;
-    const text = scalarText(child);
-    if (text !== undefined) out += text;
-    else open(child);
+    if (!writeScalar(w, child)) open(child);
   }
-  return out;
+}
+
+/**
+ * Exactly `json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))`
+ * for the document `node` was parsed from, with Python's defaults
+ * `ensure_ascii=True` and `allow_nan=True`. Python itself fails with
+ * RecursionError near 1000 levels of nesting; this does not.
+ *
+ * @throws CanonicalJsonError for an integer Python's json.loads would refuse.
+ */
+export function pythonCanonicalJson(node: JsonNode): string {
+  const w = new AsciiWriter();
+  writeCanonical(w, node);
+  return w.bytes().toString('latin1');
 }
 
 /**
@@ -337,8 +414,10 @@ export function pythonCanonicalJson(node: JsonNode): string {
  * @throws CanonicalJsonError where it raises ValueError (over-long integers).
  */
 export function canonicalDigest(text: string): string {
-  const canonical = pythonCanonicalJson(parseJson(text, { duplicateKeys: 'keep', allowNonFinite: true }));
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+  const w = new AsciiWriter();
+  writeCanonical(w, parseJson(text, { duplicateKeys: 'keep', allowNonFinite: true }));
+  // The bytes are ASCII, hence already the UTF-8 that Python's .encode() hashes.
+  return createHash('sha256').update(w.bytes()).digest('hex');
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

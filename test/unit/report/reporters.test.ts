@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Finding } from '../../../src/layers/types.js';
+import { renderMarkdown } from '../../../src/report/markdown.js';
+import { type Scorecard, sortFindings, verdictOf } from '../../../src/report/scorecard.js';
+import { stableStringify } from '../../../src/report/stable-json.js';
+import { renderTerminal } from '../../../src/report/terminal.js';
+
+const f = (code: Finding['code'], layer: string, severity: Finding['severity'], path: string): Finding => ({
+  code,
+  layer,
+  severity,
+  message: `${code} ${path}`,
+  evidence: { path },
+});
+
+const card = (findings: Finding[]): Scorecard => ({
+  schema: 'patchgate/scorecard@1',
+  verdict: verdictOf(findings),
+  base: { ref: 'main', requested: 'a'.repeat(40), commit: 'b'.repeat(40) },
+  head: { ref: 'WORKTREE', commit: 'c'.repeat(40), tree: 'd'.repeat(40), worktree: true },
+  config: { file: 'patchgate.config.json', revision: 'base' },
+  layers: [{ name: 'contracts', status: 'reject', findings: findings.length }],
+  findings,
+  overrides: [{ layer: 'fixtures', code: 'FIXTURE_CHANGED', path: 'testdata/x', variable: 'FIXTURE_OVERRIDE' }],
+  timings: { totalMs: 5, layers: {} },
+});
+
+describe('scorecard model', () => {
+  it('lets error beat reject beat accept, and never rejects on warnings alone', () => {
+    expect(verdictOf([f('FIXTURE_ADDED', 'fixtures', 'warn', 'a')])).toBe('accept');
+    expect(verdictOf([f('FIXTURE_ADDED', 'fixtures', 'warn', 'a'), f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b')])).toBe('reject');
+    expect(verdictOf([f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b'), f('INTERNAL_ERROR', 'fixtures', 'error', 'c')])).toBe('error');
+  });
+
+  it('orders findings by layer order, severity, code and path whatever order layers produced them in', () => {
+    const input = [
+      f('FIXTURE_ADDED', 'fixtures', 'warn', 'z'),
+      f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b'),
+      f('FIXTURE_CHANGED', 'fixtures', 'reject', 'a'),
+      f('CONTRACT_TOUCHED', 'contracts', 'reject', 'y'),
+    ];
+    const sorted = sortFindings(input, ['contracts', 'fixtures']).map((x) => x.message);
+    expect(sorted).toEqual(['CONTRACT_TOUCHED y', 'FIXTURE_CHANGED a', 'FIXTURE_CHANGED b', 'FIXTURE_ADDED z']);
+    expect(sortFindings([...input].reverse(), ['contracts', 'fixtures'])).toEqual(sortFindings(input, ['contracts', 'fixtures']));
+  });
+
+  it('serializes with sorted keys so equal scorecards have equal bytes', () => {
+    expect(stableStringify({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{\n  "a": {\n    "d": [\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n');
+  });
+});
+
+describe('reporters', () => {
+  const c = card([f('CONTRACT_TOUCHED', 'contracts', 'reject', 'FIXTURE_LOCK.json')]);
+
+  it('prints the terminal table without colour when asked, with colour otherwise', () => {
+    const plain = renderTerminal(c, { color: false });
+    expect(plain).toContain('REJECT');
+    expect(plain).toContain('CONTRACT_TOUCHED');
+    expect(plain).toContain('path=FIXTURE_LOCK.json');
+    expect(plain).toContain('FIXTURE_CHANGED testdata/x via FIXTURE_OVERRIDE');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for
+    expect(plain).not.toMatch(/\u001b\[/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for
+    expect(renderTerminal(c, { color: true })).toMatch(/\u001b\[31m/);
+  });
+
+  it('writes markdown whose table cells cannot be broken by pipes or newlines in messages', () => {
+    const md = renderMarkdown(card([{ ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'a|b'), message: 'line one\nline | two' }]));
+    expect(md).toContain('## patchgate: ❌ reject');
+    expect(md).toContain('line one<br>line \\| two');
+    for (const row of md.split('\n').filter((l) => l.startsWith('| reject'))) expect(row.split(/(?<!\\)\|/).length).toBe(6);
+  });
+});
