@@ -10,22 +10,29 @@ export const REASON_CODES = {
     'A contract file that the base config names does not exist in the base revision, so the rule it carries cannot be checked. Restore or create it in a human commit.',
   FIXTURE_CHANGED:
     "The raw bytes of a locked fixture differ from the digest in the base FIXTURE_LOCK.json. Accepted only when the lock's override variable is set by a human job; the override is then listed on the scorecard.",
-  FIXTURE_MISSING: 'A fixture named in the base FIXTURE_LOCK.json is gone from the head. Always rejects, even with an override.',
+  FIXTURE_MISSING:
+    'A fixture named in the base FIXTURE_LOCK.json is gone from the head. Always rejects, even with an override.',
   FIXTURE_ADDED:
     'A file under a fixture root is not named by the base lock. Recorded, not a pass: a human must lock it with `patchgate lock` in a separate commit.',
   FIXTURE_DIGEST_MISMATCH:
     "The canonical-JSON digest of a fixture (Python's json.dumps with sort_keys and compact separators, then SHA-256) differs from its digest file in the base.",
-  ZERO_HIT: 'A property that no perturbation of its fixture can fail. It is decoration, and can never be frozen.',
+  ZERO_HIT:
+    'A property that no perturbation of its fixture can fail. It is decoration, and can never be frozen.',
   FALSE_CLAIM: 'A property claims a fixture field, but perturbing that field never changes its outcome.',
-  UNCLAIMED_HIT: 'Perturbing a field the property does not claim changes its outcome. Reported so the claim set can be corrected.',
-  HIT_SURFACE_SHRANK: 'A property hits fewer fixture fields on the head than on the base: the patch weakened it.',
+  UNCLAIMED_HIT:
+    'Perturbing a field the property does not claim changes its outcome. Reported so the claim set can be corrected.',
+  HIT_SURFACE_SHRANK:
+    'A property hits fewer fixture fields on the head than on the base: the patch weakened it.',
   PROPERTY_SET_CHANGED: 'A property exists on one side only. A new property earns nothing until it has hits.',
-  FLAKE_UNCLASSIFIED: 'Retries under an unchanged fixture digest disagree and no valid ledger row names the cause.',
+  FLAKE_UNCLASSIFIED:
+    'Retries under an unchanged fixture digest disagree and no valid ledger row names the cause.',
   LEDGER_UNKNOWN_CAUSE: 'A flake ledger row names a cause class outside the allowed set.',
   LEDGER_EXPIRED: 'A flake ledger row has expired. The property runs unfrozen.',
   LEDGER_DIGEST_MISMATCH: "A flake ledger row's fixture digest does not match the lock.",
-  LEDGER_FREEZE_HITS: 'A flake ledger row asks to freeze the hit scorer (freeze_hits: true). Hits are not freezable.',
-  LEDGER_EXTERNAL_IO_INVALID: 'An EXTERNAL_IO freeze for a property whose claimed fields all live in the lock: the I/O does not belong there.',
+  LEDGER_FREEZE_HITS:
+    'A flake ledger row asks to freeze the hit scorer (freeze_hits: true). Hits are not freezable.',
+  LEDGER_EXTERNAL_IO_INVALID:
+    'An EXTERNAL_IO freeze for a property whose claimed fields all live in the lock: the I/O does not belong there.',
   LEDGER_CLOCK_CAP: 'More than one active CLOCK freeze for one property. Fix the property instead.',
   LEDGER_NO_ACTION: 'A flake ledger row has no action. A freeze without a next step is a skip.',
   SEED_FAILED: 'A recorded counterexample seed fails on the head, or its property no longer exists.',
@@ -35,7 +42,8 @@ export const REASON_CODES = {
   UNKNOWN_FAILURE_SIGNATURE: 'A test failed with a signature that no freeze row covers.',
   UNFROZEN_SKIP: 'A test was skipped or xfailed without a matching freeze row. A skip is a fail.',
   SIGNATURE_ROW_DELETED: 'A freeze row present on the base is gone from the head.',
-  NEW_FLAKE: 'A test stable on the base flakes on the head: the patch introduced nondeterminism. Never freezable.',
+  NEW_FLAKE:
+    'A test stable on the base flakes on the head: the patch introduced nondeterminism. Never freezable.',
   PREEXISTING_FLAKE_UNFROZEN: 'A test flaky on both sides without an unexpired, owned freeze row.',
   CLAIMS_EMPTY: 'The claim matrix has no claims.',
   CLAIM_UNBOUND: 'A claim lacks a fixture, a property or a freeze rule.',
@@ -46,8 +54,10 @@ export const REASON_CODES = {
   CLAIM_UNCOVERED_CHANGE: 'A production change is not covered by any claim.',
   FREEZE_BLOCKED: 'A freeze row is in blocked status and cannot vote green until a human reopens it.',
   BASELINE_FAIL: 'A property fails on its own locked fixture; hits mean nothing until it passes there.',
-  CONFIG_INVALID: 'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',
-  INTERNAL_ERROR: 'The gate itself failed (a layer threw, a worker crashed). The verdict is error, never accept.',
+  CONFIG_INVALID:
+    'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',
+  INTERNAL_ERROR:
+    'The gate itself failed (a layer threw, a worker crashed). The verdict is error, never accept.',
 } as const;
 
 export type ReasonCode = keyof typeof REASON_CODES;

@@ -30,7 +30,13 @@ export class PatchgateError extends Error {
   /** Machine-readable facts (file, line, field…) carried into the scorecard. */
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, kind: ErrorKind, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    kind: ErrorKind,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -41,7 +47,12 @@ export class PatchgateError extends Error {
 
 /** Bad input: a file, a flag, a revision or a repository state the user must fix. */
 export class InputError extends PatchgateError {
-  constructor(code: Exclude<ErrorCode, 'INTERNAL_ERROR'>, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: Exclude<ErrorCode, 'INTERNAL_ERROR'>,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, 'input', message, details, options);
   }
 }
@@ -70,9 +81,13 @@ export class ContractFileError extends InputError {
   constructor(code: 'CONFIG_INVALID' | 'CONTRACT_INVALID', problems: Problem[]) {
     const head = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     const file = problems[0]?.file ?? 'unknown file';
-    super(code, `${file} is invalid (${head}):\n${problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}`, {
-      problems: problems.map((p) => ({ ...p })),
-    });
+    super(
+      code,
+      `${file} is invalid (${head}):\n${problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}`,
+      {
+        problems: problems.map((p) => ({ ...p })),
+      },
+    );
     this.problems = problems;
   }
 }

@@ -5,7 +5,12 @@
 export type { ReasonCode } from './codes.js';
 export { REASON_CODES } from './codes.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
-export { configSchema, defineConfig, type PatchgateConfig, type PatchgateConfigInput } from './config/schema.js';
+export {
+  configSchema,
+  defineConfig,
+  type PatchgateConfig,
+  type PatchgateConfigInput,
+} from './config/schema.js';
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
 export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';

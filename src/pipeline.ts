@@ -8,7 +8,14 @@ import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import type { Finding, Layer, LayerContext, NamedContract, Override } from './layers/types.js';
-import { type LayerSummary, layerStatus, SCORECARD_SCHEMA, type Scorecard, sortFindings, verdictOf } from './report/scorecard.js';
+import {
+  type LayerSummary,
+  layerStatus,
+  SCORECARD_SCHEMA,
+  type Scorecard,
+  sortFindings,
+  verdictOf,
+} from './report/scorecard.js';
 import { type Exec, execFile } from './util/exec.js';
 import { isInside, toPosix } from './util/repo-path.js';
 
@@ -88,10 +95,15 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
 
     // The base is the source of truth: the head's config is only ever compared against it.
-    const { config, file: configFile } = await loadConfig(baseRoot, `the base revision ${revs.baseCommit.slice(0, 12)}`);
+    const { config, file: configFile } = await loadConfig(
+      baseRoot,
+      `the base revision ${revs.baseCommit.slice(0, 12)}`,
+    );
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
     const pipeline = options.layers ?? LAYERS;
-    const contracts: NamedContract[] = pipeline.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
+    const contracts: NamedContract[] = pipeline
+      .filter((l) => l.enabled(config))
+      .flatMap((l) => l.contractFiles(config));
 
     const ctx: LayerContext = {
       config,
@@ -110,7 +122,12 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const timings: Record<string, number> = {};
     for (const layer of pipeline) {
       if (!layer.enabled(config)) {
-        layers.push({ name: layer.name, status: 'skipped', findings: 0, reason: `disabled in ${configFile}` });
+        layers.push({
+          name: layer.name,
+          status: 'skipped',
+          findings: 0,
+          reason: `disabled in ${configFile}`,
+        });
         continue;
       }
       await options.hooks?.onLayerStart?.(layer.name);
@@ -126,7 +143,11 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         layerFindings = [errorFinding(layer.name, err)];
       }
       timings[layer.name] = Math.round(clock.now() - t0);
-      const summary = { name: layer.name, status: layerStatus(layerFindings), findings: layerFindings.length };
+      const summary = {
+        name: layer.name,
+        status: layerStatus(layerFindings),
+        findings: layerFindings.length,
+      };
       layers.push(summary);
       findings.push(...layerFindings);
       await options.hooks?.onLayerEnd?.(summary);
@@ -134,7 +155,11 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
 
     const verdict = verdictOf(findings);
     const errorKind =
-      verdict !== 'error' ? undefined : findings.some((f) => f.severity === 'error' && f.code === 'INTERNAL_ERROR') ? 'internal' : 'input';
+      verdict !== 'error'
+        ? undefined
+        : findings.some((f) => f.severity === 'error' && f.code === 'INTERNAL_ERROR')
+          ? 'internal'
+          : 'input';
     return {
       schema: SCORECARD_SCHEMA,
       verdict,

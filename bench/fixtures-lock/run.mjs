@@ -90,10 +90,15 @@ if (!fs.existsSync(fileURLToPath(moduleUrl))) {
 ensureData();
 console.log(
   `fixtures-lock: data in ${path.relative(process.cwd(), dataDir) || '.'}; ${RUNS} interleaved rounds, best taken; ` +
-    `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`,
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${os.availableParallelism()} CPUs`,
 );
 const idleRss = runChild(['--idle']).maxRssBytes;
-console.log(`fixtures-lock: idle node + module peak RSS ${mbs(idleRss)} MB (floor for the RSS figures below)`);
+console.log(
+  `fixtures-lock: idle node + module peak RSS ${mbs(idleRss)} MB (floor for the RSS figures below)`,
+);
 
 // Rounds alternate the two sides so a busy neighbour on a shared machine slows
 // both alike instead of whichever side happened to run during the burst. Each
@@ -189,7 +194,6 @@ function runOpenssl(file) {
   if (r.status !== 0) throw new Error(`openssl failed (${r.status}): ${r.stderr}`);
   return { seconds, digest: r.stdout.split(/\s/)[0] };
 }
-
 
 function runPython(repoRoot, root) {
   const r = spawnSync('python3', ['-c', PYTHON, root], {

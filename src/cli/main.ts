@@ -11,7 +11,9 @@ import type { CliIO } from './io.js';
 import { usage } from './usage.js';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -48,10 +50,15 @@ export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
     }
     // parseArgs throws plain TypeErrors with a code for unknown or malformed flags.
     const code = (err as { code?: string }).code;
-    const e = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? usage((err as Error).message) : asPatchgateError(err);
-    const label = e instanceof ContractFileError ? e.code : e.code === 'INTERNAL_ERROR' ? 'internal error' : 'error';
+    const e =
+      typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
+        ? usage((err as Error).message)
+        : asPatchgateError(err);
+    const label =
+      e instanceof ContractFileError ? e.code : e.code === 'INTERNAL_ERROR' ? 'internal error' : 'error';
     io.stderr.write(`patchgate: ${label}: ${e.message}\n`);
-    if (e.kind === 'internal' && e.cause instanceof Error && e.cause.stack) io.stderr.write(`${e.cause.stack}\n`);
+    if (e.kind === 'internal' && e.cause instanceof Error && e.cause.stack)
+      io.stderr.write(`${e.cause.stack}\n`);
     return exitCodeForError(e);
   }
 }

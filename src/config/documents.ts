@@ -36,7 +36,11 @@ function jsonLocator(root: JsonNode): Locator {
  * Parses a JSON contract or config file. Duplicate keys are an error here:
  * in a file that only humans edit, a repeated key is always a mistake.
  */
-export function parseJsonDocument(text: string, file: string, code: 'CONFIG_INVALID' | 'CONTRACT_INVALID'): ParsedDocument {
+export function parseJsonDocument(
+  text: string,
+  file: string,
+  code: 'CONFIG_INVALID' | 'CONTRACT_INVALID',
+): ParsedDocument {
   try {
     const root = parseJson(text, { duplicateKeys: 'error' });
     return { value: toPlainValue(root), locate: jsonLocator(root) };
@@ -50,7 +54,11 @@ export function parseJsonDocument(text: string, file: string, code: 'CONFIG_INVA
   }
 }
 
-export function parseYamlDocument(text: string, file: string, code: 'CONFIG_INVALID' | 'CONTRACT_INVALID'): ParsedDocument {
+export function parseYamlDocument(
+  text: string,
+  file: string,
+  code: 'CONFIG_INVALID' | 'CONTRACT_INVALID',
+): ParsedDocument {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) {

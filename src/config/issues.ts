@@ -2,7 +2,10 @@ import type { z } from 'zod';
 import type { Problem } from '../errors.js';
 
 /** Finds the source position of a field, when the file format allows it. */
-export type Locator = (path: readonly PropertyKey[], wantKey: boolean) => { line: number; column: number } | undefined;
+export type Locator = (
+  path: readonly PropertyKey[],
+  wantKey: boolean,
+) => { line: number; column: number } | undefined;
 
 export function dottedPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -46,7 +49,10 @@ function allowedKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] 
   // biome-ignore lint/suspicious/noExplicitAny: walking zod's internal definition tree
   let node: any = schema;
   const unwrap = () => {
-    while (node?._zod?.def && ['default', 'optional', 'nullable', 'prefault', 'readonly'].includes(node._zod.def.type)) {
+    while (
+      node?._zod?.def &&
+      ['default', 'optional', 'nullable', 'prefault', 'readonly'].includes(node._zod.def.type)
+    ) {
       node = node._zod.def.innerType;
     }
     if (node?._zod?.def?.type === 'pipe') node = node._zod.def.in;
@@ -79,8 +85,10 @@ function sentence(issue: z.core.$ZodIssue, schema: z.ZodType): string {
         : `unknown ${noun} ${keys}.`;
     }
     case 'too_small': {
-      if (issue.origin === 'array') return `expected at least ${String(issue.minimum)} item(s), got ${got ?? 'fewer'}.`;
-      if (issue.origin === 'string') return `expected a non-empty string${issue.minimum !== 1 ? ` of at least ${String(issue.minimum)} characters` : ''}.`;
+      if (issue.origin === 'array')
+        return `expected at least ${String(issue.minimum)} item(s), got ${got ?? 'fewer'}.`;
+      if (issue.origin === 'string')
+        return `expected a non-empty string${issue.minimum !== 1 ? ` of at least ${String(issue.minimum)} characters` : ''}.`;
       return `expected at least ${String(issue.minimum)}, got ${got ?? 'less'}.`;
     }
     case 'too_big':

@@ -45,9 +45,13 @@ export async function findConfigFile(root: string, revisionLabel: string): Promi
     );
   }
   if (found.length > 1) {
-    throw new InputError('CONFIG_INVALID', `more than one patchgate config in ${revisionLabel}: ${found.join(', ')}. Keep exactly one.`, {
-      files: found,
-    });
+    throw new InputError(
+      'CONFIG_INVALID',
+      `more than one patchgate config in ${revisionLabel}: ${found.join(', ')}. Keep exactly one.`,
+      {
+        files: found,
+      },
+    );
   }
   return found[0] as string;
 }
@@ -57,7 +61,12 @@ async function loadModule(abs: string, file: string): Promise<unknown> {
   // the same path inside different worktrees, and nothing may be cached across them.
   // `patchgate` resolves to this very package: a base worktree has no node_modules of its own.
   const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'index');
-  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: true, alias: { patchgate: self } });
+  const jiti = createJiti(import.meta.url, {
+    moduleCache: false,
+    fsCache: false,
+    interopDefault: true,
+    alias: { patchgate: self },
+  });
   try {
     const mod = await jiti.import<unknown>(abs, { default: true });
     return mod;

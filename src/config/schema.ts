@@ -13,11 +13,20 @@ const repoGlob = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: `glob '${value}' ${problem}` });
 });
 
-export const DEFAULT_PROTECTED_GLOBS = ['.github/workflows/**', 'CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS'];
+export const DEFAULT_PROTECTED_GLOBS = [
+  '.github/workflows/**',
+  'CODEOWNERS',
+  '.github/CODEOWNERS',
+  'docs/CODEOWNERS',
+];
 
 const canonicalFixture = z.strictObject({
-  file: repoPath.describe('The JSON fixture whose canonical form is digested (seed 000: fixtures/lock.json).'),
-  digest: repoPath.describe('The file holding the expected SHA-256 hex digest (seed 000: fixtures/lock.sha256).'),
+  file: repoPath.describe(
+    'The JSON fixture whose canonical form is digested (seed 000: fixtures/lock.json).',
+  ),
+  digest: repoPath.describe(
+    'The file holding the expected SHA-256 hex digest (seed 000: fixtures/lock.sha256).',
+  ),
 });
 
 export const configSchema = z
@@ -28,7 +37,9 @@ export const configSchema = z
         protect: z
           .array(repoGlob)
           .default(DEFAULT_PROTECTED_GLOBS)
-          .describe('Extra human-owned globs. The config file and every contract file it names are always protected.'),
+          .describe(
+            'Extra human-owned globs. The config file and every contract file it names are always protected.',
+          ),
       })
       .default({ protect: DEFAULT_PROTECTED_GLOBS })
       .describe('Layer `contracts`: paths an agent patch may not touch. Always on.'),
@@ -49,12 +60,22 @@ export const configSchema = z
         canonical: z
           .array(canonicalFixture)
           .default([])
-          .describe('JSON fixtures digested canonically (seed 000: fixtures/lock.json + fixtures/lock.sha256).'),
+          .describe(
+            'JSON fixtures digested canonically (seed 000: fixtures/lock.json + fixtures/lock.sha256).',
+          ),
       })
-      .default({ enabled: true, roots: ['testdata'], lock: 'FIXTURE_LOCK.json', owner: 'maintainers', canonical: [] })
+      .default({
+        enabled: true,
+        roots: ['testdata'],
+        lock: 'FIXTURE_LOCK.json',
+        owner: 'maintainers',
+        canonical: [],
+      })
       .describe('Layer `fixtures`: locked fixture bytes.'),
   })
-  .describe('patchgate configuration. Read from the base revision; the head cannot change the rules it is judged by.');
+  .describe(
+    'patchgate configuration. Read from the base revision; the head cannot change the rules it is judged by.',
+  );
 
 /** What users write (everything optional). */
 export type PatchgateConfigInput = z.input<typeof configSchema>;

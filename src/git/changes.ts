@@ -12,14 +12,25 @@ export interface Change {
   from?: string;
 }
 
-const KIND: Record<string, ChangeKind> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed', C: 'added' };
+const KIND: Record<string, ChangeKind> = {
+  A: 'added',
+  M: 'modified',
+  T: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'added',
+};
 
 /**
  * The tree the working tree would commit to: tracked changes, plus untracked
  * files git does not ignore. Built in a throw-away index so the user's own
  * index and stash are never touched.
  */
-export async function snapshotWorkingTree(git: Git, env: NodeJS.ProcessEnv, exclude: readonly string[]): Promise<string> {
+export async function snapshotWorkingTree(
+  git: Git,
+  env: NodeJS.ProcessEnv,
+  exclude: readonly string[],
+): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'patchgate-index-'));
   const index = path.join(dir, 'index');
   try {

@@ -14,9 +14,13 @@ export interface ResolvedRevisions {
 export async function findRepoRoot(git: Git): Promise<string> {
   const r = await git.try(['rev-parse', '--show-toplevel']);
   if (r.code !== 0) {
-    throw new InputError('NOT_A_REPO', `not inside a git repository: ${git.cwd} (run patchgate from a git checkout)`, {
-      cwd: git.cwd,
-    });
+    throw new InputError(
+      'NOT_A_REPO',
+      `not inside a git repository: ${git.cwd} (run patchgate from a git checkout)`,
+      {
+        cwd: git.cwd,
+      },
+    );
   }
   return realpath(r.stdout.trim());
 }
@@ -37,16 +41,28 @@ async function resolveCommit(git: Git, ref: string, what: 'base' | 'head'): Prom
       { ref },
     );
   }
-  throw new InputError('UNKNOWN_REVISION', `unknown ${what} revision '${ref}': git cannot resolve it to a commit`, { ref });
+  throw new InputError(
+    'UNKNOWN_REVISION',
+    `unknown ${what} revision '${ref}': git cannot resolve it to a commit`,
+    { ref },
+  );
 }
 
-export async function resolveRevisions(git: Git, base: string, head: string | undefined): Promise<ResolvedRevisions> {
+export async function resolveRevisions(
+  git: Git,
+  base: string,
+  head: string | undefined,
+): Promise<ResolvedRevisions> {
   const repoRoot = await findRepoRoot(git);
   const g = git.at(repoRoot);
   let headCommit: string;
   if (head === undefined) {
     const r = await g.try(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-    if (r.code !== 0) throw new InputError('UNKNOWN_REVISION', 'the repository has no commits yet: HEAD does not name a commit');
+    if (r.code !== 0)
+      throw new InputError(
+        'UNKNOWN_REVISION',
+        'the repository has no commits yet: HEAD does not name a commit',
+      );
     headCommit = r.stdout.trim();
   } else {
     headCommit = await resolveCommit(g, head, 'head');

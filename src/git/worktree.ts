@@ -30,9 +30,16 @@ export class Worktrees {
     const all = this.created.splice(0);
     for (const { dir, parent } of all) {
       // A signal may already have aborted the shared git runner; cleanup must not depend on it.
-      await this.git.detached().try(['worktree', 'remove', '--force', '--force', dir]).catch(() => undefined);
+      await this.git
+        .detached()
+        .try(['worktree', 'remove', '--force', '--force', dir])
+        .catch(() => undefined);
       await rm(parent, { recursive: true, force: true }).catch(() => undefined);
     }
-    if (all.length > 0) await this.git.detached().try(['worktree', 'prune']).catch(() => undefined);
+    if (all.length > 0)
+      await this.git
+        .detached()
+        .try(['worktree', 'prune'])
+        .catch(() => undefined);
   }
 }

@@ -1,6 +1,13 @@
 import type { Scorecard } from './scorecard.js';
 
-const ICON: Record<string, string> = { accept: '✅', reject: '❌', error: '⚠️', pass: '✅', warn: '🟡', skipped: '⏭️' };
+const ICON: Record<string, string> = {
+  accept: '✅',
+  reject: '❌',
+  error: '⚠️',
+  pass: '✅',
+  warn: '🟡',
+  skipped: '⏭️',
+};
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
@@ -17,13 +24,16 @@ export function renderMarkdown(card: Scorecard): string {
   out.push('');
   out.push('| layer | status | findings |');
   out.push('| --- | --- | --- |');
-  for (const l of card.layers) out.push(`| ${l.name} | ${ICON[l.status] ?? ''} ${l.status} | ${l.findings} |`);
+  for (const l of card.layers)
+    out.push(`| ${l.name} | ${ICON[l.status] ?? ''} ${l.status} | ${l.findings} |`);
   if (card.findings.length > 0) {
     out.push('');
     out.push('| severity | code | message | evidence |');
     out.push('| --- | --- | --- | --- |');
     for (const f of card.findings) {
-      out.push(`| ${f.severity} | \`${f.code}\` | ${cell(f.message)} | <code>${cell(JSON.stringify(f.evidence))}</code> |`);
+      out.push(
+        `| ${f.severity} | \`${f.code}\` | ${cell(f.message)} | <code>${cell(JSON.stringify(f.evidence))}</code> |`,
+      );
     }
   }
   if (card.overrides.length > 0) {

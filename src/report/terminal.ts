@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import type { Scorecard } from './scorecard.js';
 import { evidenceLine } from './evidence.js';
+import type { Scorecard } from './scorecard.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -28,7 +28,9 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
   lines.push('');
   lines.push(c.dim(`${pad('layer', 12)} ${pad('status', 8)} findings`));
   for (const l of card.layers) {
-    lines.push(`${pad(l.name, 12)} ${paint(l.status, pad(l.status, 8))} ${l.findings}${l.reason ? c.dim(`  ${l.reason}`) : ''}`);
+    lines.push(
+      `${pad(l.name, 12)} ${paint(l.status, pad(l.status, 8))} ${l.findings}${l.reason ? c.dim(`  ${l.reason}`) : ''}`,
+    );
   }
   if (card.findings.length > 0) {
     lines.push('');

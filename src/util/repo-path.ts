@@ -11,10 +11,12 @@ export function checkRepoPath(p: string): string | undefined {
   if (p.length === 0) return 'must not be empty';
   if (p.includes('\0')) return 'must not contain NUL bytes';
   if (p.includes('\\')) return 'must use forward slashes (/), not backslashes';
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return 'must be relative to the repository root, not absolute';
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p))
+    return 'must be relative to the repository root, not absolute';
   const segments = p.replace(/\/+$/, '').split('/');
   if (segments.some((s) => s === '..')) return "must not contain '..' (paths may not leave the repository)";
-  if (segments.some((s) => s === '' || s === '.') && p !== '.') return "must be normalized (no '//' or './' segments)";
+  if (segments.some((s) => s === '' || s === '.') && p !== '.')
+    return "must be normalized (no '//' or './' segments)";
   return undefined;
 }
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { fixtureRepo, lockFor } from '../helpers/fixture-repo.js';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 
-const card = (repo: GitDir) => JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8'));
+const card = (repo: GitDir) =>
+  JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8'));
 
 describe('bad input: a clear message, exit 2, no worktree left behind', () => {
   it('outside a git repository', async () => {
@@ -23,7 +24,9 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
 
   it('with an unknown flag or command', async () => {
     const repo = fixtureRepo();
-    expect((await runCli(['check', '--base', 'main', '--bogus'], { cwd: repo.dir })).stderr).toMatch(/Unknown option '--bogus'/);
+    expect((await runCli(['check', '--base', 'main', '--bogus'], { cwd: repo.dir })).stderr).toMatch(
+      /Unknown option '--bogus'/,
+    );
     const r = await runCli(['frobnicate'], { cwd: repo.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'frobnicate'");
@@ -71,13 +74,42 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
   });
 
   it.each([
-    ['malformed JSON', 'patchgate.config.json', '{\n  "fixtures": {\n    "roots": ["testdata"],\n  }\n}\n', /patchgate\.config\.json:4:3: is not valid JSON/],
-    ['a YAML syntax error', 'patchgate.config.yaml', 'fixtures:\n  roots: [testdata\n  lock: x\n', /patchgate\.config\.yaml:\d+:\d+: is not valid YAML/],
-    ['wrong types', 'patchgate.config.json', '{"fixtures": {"roots": "testdata", "enabled": "yes"}}', /fixtures\.enabled: expected true or false, got the string "yes"[\s\S]*fixtures\.roots: expected a list, got the string "testdata"/],
-    ['an unknown key', 'patchgate.config.yaml', 'fixtures:\n  rootz: [testdata]\n', /patchgate\.config\.yaml:2:3: fixtures\.rootz: unknown key 'rootz'; expected only 'enabled', 'roots', 'lock', 'owner', 'canonical'/],
-    ['a path that escapes the repo', 'patchgate.config.json', '{"fixtures": {"roots": ["../outside"]}}', /fixtures\.roots\[0\]: path '\.\.\/outside' must not contain '\.\.'/],
+    [
+      'malformed JSON',
+      'patchgate.config.json',
+      '{\n  "fixtures": {\n    "roots": ["testdata"],\n  }\n}\n',
+      /patchgate\.config\.json:4:3: is not valid JSON/,
+    ],
+    [
+      'a YAML syntax error',
+      'patchgate.config.yaml',
+      'fixtures:\n  roots: [testdata\n  lock: x\n',
+      /patchgate\.config\.yaml:\d+:\d+: is not valid YAML/,
+    ],
+    [
+      'wrong types',
+      'patchgate.config.json',
+      '{"fixtures": {"roots": "testdata", "enabled": "yes"}}',
+      /fixtures\.enabled: expected true or false, got the string "yes"[\s\S]*fixtures\.roots: expected a list, got the string "testdata"/,
+    ],
+    [
+      'an unknown key',
+      'patchgate.config.yaml',
+      'fixtures:\n  rootz: [testdata]\n',
+      /patchgate\.config\.yaml:2:3: fixtures\.rootz: unknown key 'rootz'; expected only 'enabled', 'roots', 'lock', 'owner', 'canonical'/,
+    ],
+    [
+      'a path that escapes the repo',
+      'patchgate.config.json',
+      '{"fixtures": {"roots": ["../outside"]}}',
+      /fixtures\.roots\[0\]: path '\.\.\/outside' must not contain '\.\.'/,
+    ],
   ])('with a config that has %s', async (_what, file, text, message) => {
-    const repo = GitDir.create({ [file]: text, 'testdata/a.txt': 'a', 'FIXTURE_LOCK.json': lockFor({ 'testdata/a.txt': 'a' }) });
+    const repo = GitDir.create({
+      [file]: text,
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lockFor({ 'testdata/a.txt': 'a' }),
+    });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
@@ -88,7 +120,8 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     const repo = GitDir.create({
       'patchgate.config.json': '{}',
       'testdata/a.txt': 'a',
-      'FIXTURE_LOCK.json': '{\n  "override_token_env": "FIXTURE_OVERRIDE",\n  "files": {\n    "testdata/a.txt": {"sha256": "e3b0c44298fc1c149afbf4c8996fb924", "owner": "x"}\n  }\n}\n',
+      'FIXTURE_LOCK.json':
+        '{\n  "override_token_env": "FIXTURE_OVERRIDE",\n  "files": {\n    "testdata/a.txt": {"sha256": "e3b0c44298fc1c149afbf4c8996fb924", "owner": "x"}\n  }\n}\n',
     });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
@@ -96,22 +129,33 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(c.verdict).toBe('error');
     expect(c.errorKind).toBe('input');
     const f = c.findings.find((x: { code: string }) => x.code === 'CONFIG_INVALID');
-    expect(f.message).toMatch(/FIXTURE_LOCK\.json:4:\d+: files\.testdata\/a\.txt\.sha256: expected a SHA-256 digest \(64 lowercase hex characters\), but it has 32 hex characters/);
+    expect(f.message).toMatch(
+      /FIXTURE_LOCK\.json:4:\d+: files\.testdata\/a\.txt\.sha256: expected a SHA-256 digest \(64 lowercase hex characters\), but it has 32 hex characters/,
+    );
     expect(repo.extraWorktrees()).toEqual([]);
   });
 
   it('with a lock entry whose path uses ..', async () => {
-    const repo = GitDir.create({ 'patchgate.config.json': '{}', 'testdata/a.txt': 'a', 'FIXTURE_LOCK.json': lockFor({ 'testdata/../a.txt': 'a' }) });
+    const repo = GitDir.create({
+      'patchgate.config.json': '{}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lockFor({ 'testdata/../a.txt': 'a' }),
+    });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
     expect(card(repo).findings[0].message).toContain("path 'testdata/../a.txt' must not contain '..'");
   });
 
   it('with a fixture root that exists on neither side', async () => {
-    const repo = GitDir.create({ 'patchgate.config.json': '{"fixtures": {"roots": ["golden"]}}', 'FIXTURE_LOCK.json': lockFor({}) });
+    const repo = GitDir.create({
+      'patchgate.config.json': '{"fixtures": {"roots": ["golden"]}}',
+      'FIXTURE_LOCK.json': lockFor({}),
+    });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
-    expect(card(repo).findings[0].message).toContain("fixture root 'golden' (fixtures.roots[0] in patchgate.config.json) exists in neither the base nor the head");
+    expect(card(repo).findings[0].message).toContain(
+      "fixture root 'golden' (fixtures.roots[0] in patchgate.config.json) exists in neither the base nor the head",
+    );
   });
 
   it('with a symlink inside a fixture root that points outside the repo', async () => {
@@ -129,7 +173,9 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     repo.write({ 'testdata/loop/again': { symlink: '..' } });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
-    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe('SYMLINK_LOOP');
+    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe(
+      'SYMLINK_LOOP',
+    );
   });
 
   it('with an unreadable fixture file', async () => {
@@ -138,7 +184,9 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     repo.write({ 'testdata/nested/rates.csv': { symlink: 'does-not-exist' } });
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(2);
-    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe('FILE_UNREADABLE');
+    expect(card(repo).findings.find((x: { severity: string }) => x.severity === 'error').evidence.error).toBe(
+      'FILE_UNREADABLE',
+    );
     chmodSync(repo.dir, 0o755);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureRepo, INVOICE, lockFor, sha256 } from '../helpers/fixture-repo.js';
-import { GitDir, runCli } from '../helpers/gitdir.js';
+import { type GitDir, runCli } from '../helpers/gitdir.js';
 
 function scorecard(repo: GitDir, out = '.patchgate/out') {
   return JSON.parse(readFileSync(path.join(repo.dir, out, 'scorecard.json'), 'utf8'));
@@ -21,7 +21,10 @@ describe('patchgate check (built CLI on real git repos)', () => {
     expect(card.schema).toBe('patchgate/scorecard@1');
     expect(card.verdict).toBe('accept');
     expect(card.head.worktree).toBe(true);
-    expect(card.layers.map((l: { name: string; status: string }) => `${l.name}:${l.status}`)).toEqual(['contracts:pass', 'fixtures:pass']);
+    expect(card.layers.map((l: { name: string; status: string }) => `${l.name}:${l.status}`)).toEqual([
+      'contracts:pass',
+      'fixtures:pass',
+    ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');
     expect(repo.extraWorktrees()).toEqual([]);
   });
@@ -35,7 +38,12 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const card = scorecard(repo);
     expect(card.verdict).toBe('reject');
     const f = card.findings.find((x: { code: string }) => x.code === 'FIXTURE_CHANGED');
-    expect(f.evidence).toMatchObject({ path: 'testdata/invoice_v3.json', owner: 'payments', expected: sha256(INVOICE), actual: sha256(pretty) });
+    expect(f.evidence).toMatchObject({
+      path: 'testdata/invoice_v3.json',
+      owner: 'payments',
+      expected: sha256(INVOICE),
+      actual: sha256(pretty),
+    });
     expect(r.stdout).toContain('FIXTURE_CHANGED');
   });
 
@@ -44,14 +52,21 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const forged = INVOICE.replace('1500', '1600');
     repo.write({
       'testdata/invoice_v3.json': forged,
-      'FIXTURE_LOCK.json': lockFor({ 'testdata/invoice_v3.json': forged, 'testdata/nested/rates.csv': 'code,rate\nUSD,1\n' }),
+      'FIXTURE_LOCK.json': lockFor({
+        'testdata/invoice_v3.json': forged,
+        'testdata/nested/rates.csv': 'code,rate\nUSD,1\n',
+      }),
     });
     repo.commit('agent: update golden');
     const r = await runCli(['check', '--base', 'main~1', '--head', 'HEAD'], { cwd: repo.dir });
     expect(r.code).toBe(1);
     const card = scorecard(repo);
     expect(codes(card)).toEqual(['CONTRACT_TOUCHED', 'FIXTURE_CHANGED']);
-    expect(card.findings[0].evidence).toMatchObject({ path: 'FIXTURE_LOCK.json', change: 'modified', role: 'fixtures.lock' });
+    expect(card.findings[0].evidence).toMatchObject({
+      path: 'FIXTURE_LOCK.json',
+      change: 'modified',
+      role: 'fixtures.lock',
+    });
     // Judged by the base lock, not the head's forged one.
     expect(card.findings[1].evidence.expected).toBe(sha256(INVOICE));
     expect(repo.extraWorktrees()).toEqual([]);
@@ -61,12 +76,26 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const repo = fixtureRepo();
     repo.write({ 'testdata/invoice_v3.json': INVOICE.replace('1500', '1501') });
     const token = 's3cret-token-value';
-    const r = await runCli(['check', '--base', 'main', '--json'], { cwd: repo.dir, env: { FIXTURE_OVERRIDE: token } });
+    const r = await runCli(['check', '--base', 'main', '--json'], {
+      cwd: repo.dir,
+      env: { FIXTURE_OVERRIDE: token },
+    });
     expect(r.code).toBe(0);
     const card = JSON.parse(r.stdout);
     expect(card.verdict).toBe('accept');
-    expect(card.overrides).toEqual([{ layer: 'fixtures', code: 'FIXTURE_CHANGED', path: 'testdata/invoice_v3.json', variable: 'FIXTURE_OVERRIDE' }]);
-    const everything = r.stdout + r.stderr + readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8') + readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8');
+    expect(card.overrides).toEqual([
+      {
+        layer: 'fixtures',
+        code: 'FIXTURE_CHANGED',
+        path: 'testdata/invoice_v3.json',
+        variable: 'FIXTURE_OVERRIDE',
+      },
+    ]);
+    const everything =
+      r.stdout +
+      r.stderr +
+      readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8') +
+      readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8');
     expect(everything).not.toContain(token);
   });
 
@@ -93,7 +122,9 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(0);
     const card = scorecard(repo);
-    expect(card.findings).toMatchObject([{ code: 'FIXTURE_ADDED', severity: 'warn', evidence: { path: 'testdata/new_case.json' } }]);
+    expect(card.findings).toMatchObject([
+      { code: 'FIXTURE_ADDED', severity: 'warn', evidence: { path: 'testdata/new_case.json' } },
+    ]);
     expect(card.layers[1].status).toBe('warn');
   });
 
@@ -113,14 +144,25 @@ describe('patchgate check (built CLI on real git repos)', () => {
 
   it('protects a new config file in another format and CI workflows (added, deleted, renamed)', async () => {
     const repo = fixtureRepo({ '.github/workflows/ci.yml': 'on: push\n', CODEOWNERS: '* @team\n' });
-    repo.write({ 'patchgate.config.yaml': 'fixtures:\n  enabled: false\n', '.github/workflows/ci.yml': null, 'OWNERS.old': '* @team\n', CODEOWNERS: null });
+    repo.write({
+      'patchgate.config.yaml': 'fixtures:\n  enabled: false\n',
+      '.github/workflows/ci.yml': null,
+      'OWNERS.old': '* @team\n',
+      CODEOWNERS: null,
+    });
     repo.commit('agent');
     const r = await runCli(['check', '--base', 'HEAD~1', '--head', 'HEAD'], { cwd: repo.dir });
     expect(r.code).toBe(1);
-    const touched = scorecard(repo).findings.filter((f: { code: string }) => f.code === 'CONTRACT_TOUCHED').map((f: { evidence: unknown }) => f.evidence);
+    const touched = scorecard(repo)
+      .findings.filter((f: { code: string }) => f.code === 'CONTRACT_TOUCHED')
+      .map((f: { evidence: unknown }) => f.evidence);
     expect(touched).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ path: '.github/workflows/ci.yml', change: 'deleted', glob: '.github/workflows/**' }),
+        expect.objectContaining({
+          path: '.github/workflows/ci.yml',
+          change: 'deleted',
+          glob: '.github/workflows/**',
+        }),
         expect.objectContaining({ path: 'OWNERS.old', from: 'CODEOWNERS', change: 'renamed' }),
         expect.objectContaining({ path: 'patchgate.config.yaml', change: 'added', role: 'config' }),
       ]),
@@ -128,11 +170,21 @@ describe('patchgate check (built CLI on real git repos)', () => {
   });
 
   it('reports CONTRACT_MISSING when the base config names a canonical digest file that does not exist', async () => {
-    const repo = fixtureRepo({ 'fixtures/lock.json': INVOICE }, { fixtures: { roots: ['testdata'], canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }] } });
+    const repo = fixtureRepo(
+      { 'fixtures/lock.json': INVOICE },
+      {
+        fixtures: {
+          roots: ['testdata'],
+          canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }],
+        },
+      },
+    );
     const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     const card = scorecard(repo);
     expect(codes(card)).toContain('CONTRACT_MISSING');
-    expect(card.findings.find((f: { code: string }) => f.code === 'CONTRACT_MISSING').evidence).toMatchObject({ path: 'fixtures/lock.sha256', revision: 'base' });
+    expect(card.findings.find((f: { code: string }) => f.code === 'CONTRACT_MISSING').evidence).toMatchObject(
+      { path: 'fixtures/lock.sha256', revision: 'base' },
+    );
     // The fixtures layer cannot read the digest: the verdict is error (bad input), never accept.
     expect(card.verdict).toBe('error');
     expect(r.code).toBe(2);
@@ -140,8 +192,16 @@ describe('patchgate check (built CLI on real git repos)', () => {
 
   it('rejects a canonical fixture whose digest no longer matches (FIXTURE_DIGEST_MISMATCH), but not a reformat', async () => {
     const { canonicalDigest } = await import('../../src/json/python-dumps.js');
-    const config = { fixtures: { roots: ['testdata'], canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }] } };
-    const repo = fixtureRepo({ 'fixtures/lock.json': INVOICE, 'fixtures/lock.sha256': `${canonicalDigest(INVOICE)}\n` }, config);
+    const config = {
+      fixtures: {
+        roots: ['testdata'],
+        canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }],
+      },
+    };
+    const repo = fixtureRepo(
+      { 'fixtures/lock.json': INVOICE, 'fixtures/lock.sha256': `${canonicalDigest(INVOICE)}\n` },
+      config,
+    );
     repo.write({ 'fixtures/lock.json': JSON.stringify(JSON.parse(INVOICE)) });
     let r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     // Reformatting keeps the canonical digest but still touches a contract file.
@@ -150,7 +210,12 @@ describe('patchgate check (built CLI on real git repos)', () => {
     r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
     expect(r.code).toBe(1);
     const f = scorecard(repo).findings.find((x: { code: string }) => x.code === 'FIXTURE_DIGEST_MISMATCH');
-    expect(f.evidence).toMatchObject({ path: 'fixtures/lock.json', digestFile: 'fixtures/lock.sha256', expected: canonicalDigest(INVOICE), baseMatches: true });
+    expect(f.evidence).toMatchObject({
+      path: 'fixtures/lock.json',
+      digestFile: 'fixtures/lock.sha256',
+      expected: canonicalDigest(INVOICE),
+      baseMatches: true,
+    });
   });
 
   it('judges against the merge-base, so commits that landed on main after the branch point are not blamed on the patch', async () => {
@@ -161,7 +226,13 @@ describe('patchgate check (built CLI on real git repos)', () => {
     repo.commit('agent work');
     repo.git('checkout', '-q', 'main');
     // Main moves on: a human re-locks a fixture.
-    repo.write({ 'testdata/invoice_v3.json': '{}', 'FIXTURE_LOCK.json': lockFor({ 'testdata/invoice_v3.json': '{}', 'testdata/nested/rates.csv': 'code,rate\nUSD,1\n' }) });
+    repo.write({
+      'testdata/invoice_v3.json': '{}',
+      'FIXTURE_LOCK.json': lockFor({
+        'testdata/invoice_v3.json': '{}',
+        'testdata/nested/rates.csv': 'code,rate\nUSD,1\n',
+      }),
+    });
     repo.commit('human relock');
     const r = await runCli(['check', '--base', 'main', '--head', 'agent'], { cwd: repo.dir });
     expect(r.code).toBe(0);
@@ -175,7 +246,10 @@ describe('patchgate check (built CLI on real git repos)', () => {
     repo.write({ 'testdata/invoice_v3.json': '{}', 'testdata/extra.bin': Buffer.from([0, 1, 2]) });
     const strip = (s: string) => JSON.stringify({ ...JSON.parse(s), timings: null });
     const a = await runCli(['check', '--base', 'main', '--json'], { cwd: repo.dir });
-    const b = await runCli(['check', '--base', 'main', '--json'], { cwd: repo.dir, env: { LC_ALL: 'C', LANG: 'tr_TR.UTF-8' } });
+    const b = await runCli(['check', '--base', 'main', '--json'], {
+      cwd: repo.dir,
+      env: { LC_ALL: 'C', LANG: 'tr_TR.UTF-8' },
+    });
     expect(a.code).toBe(1);
     expect(strip(b.stdout)).toBe(strip(a.stdout));
     expect(Object.keys(JSON.parse(a.stdout).timings)).toEqual(['layers', 'totalMs']);
@@ -186,7 +260,10 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const summary = repo.path('step-summary.md');
     repo.write({ 'step-summary.md': '# earlier step\n' });
     repo.git('add', 'step-summary.md');
-    const r = await runCli(['check', '--base', 'main', '--out', 'reports'], { cwd: repo.dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    const r = await runCli(['check', '--base', 'main', '--out', 'reports'], {
+      cwd: repo.dir,
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code).toBe(0);
     const text = readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n')).toBe(true);

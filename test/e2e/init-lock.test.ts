@@ -5,13 +5,20 @@ import { GitDir, runCli } from '../helpers/gitdir.js';
 
 describe('patchgate init', () => {
   it('detects fixture roots, writes config and lock, and the result passes check', async () => {
-    const repo = GitDir.create({ 'src/a.ts': 'x', 'testdata/a.json': INVOICE, 'test/fixtures/b.txt': 'b', 'fixtures/lock.json': INVOICE });
+    const repo = GitDir.create({
+      'src/a.ts': 'x',
+      'testdata/a.json': INVOICE,
+      'test/fixtures/b.txt': 'b',
+      'fixtures/lock.json': INVOICE,
+    });
     const r = await runCli(['init', '--owner', 'payments'], { cwd: repo.dir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const config = JSON.parse(readFileSync(repo.path('patchgate.config.json'), 'utf8'));
     expect(config.fixtures.roots).toEqual(['testdata', 'test/fixtures', 'fixtures']);
-    expect(config.fixtures.canonical).toEqual([{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }]);
+    expect(config.fixtures.canonical).toEqual([
+      { file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' },
+    ]);
     const lock = JSON.parse(readFileSync(repo.path('FIXTURE_LOCK.json'), 'utf8'));
     expect(lock.override_token_env).toBe('FIXTURE_OVERRIDE');
     expect(lock.files['testdata/a.json']).toEqual({ sha256: sha256(INVOICE), owner: 'payments' });
@@ -49,8 +56,12 @@ describe('patchgate init', () => {
 
   it('rejects a bad --format and a --root that escapes the repo', async () => {
     const repo = GitDir.create({ 'testdata/a.txt': 'a' });
-    expect((await runCli(['init', '--format', 'toml'], { cwd: repo.dir })).stderr).toContain('--format must be json, yaml or ts');
-    expect((await runCli(['init', '--root', '../x'], { cwd: repo.dir })).stderr).toContain("path '../x' must not contain '..'");
+    expect((await runCli(['init', '--format', 'toml'], { cwd: repo.dir })).stderr).toContain(
+      '--format must be json, yaml or ts',
+    );
+    expect((await runCli(['init', '--root', '../x'], { cwd: repo.dir })).stderr).toContain(
+      "path '../x' must not contain '..'",
+    );
   });
 });
 
@@ -78,7 +89,11 @@ describe('patchgate lock (the human path)', () => {
   });
 
   it('fails with the located problem when the existing lock is invalid', async () => {
-    const repo = GitDir.create({ 'testdata/a.txt': 'a', 'patchgate.config.json': '{}', 'FIXTURE_LOCK.json': '{"files": {}}' });
+    const repo = GitDir.create({
+      'testdata/a.txt': 'a',
+      'patchgate.config.json': '{}',
+      'FIXTURE_LOCK.json': '{"files": {}}',
+    });
     const r = await runCli(['lock'], { cwd: repo.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('FIXTURE_LOCK.json:1:1: override_token_env: is required');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, ftruncateSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixtureRepo } from '../helpers/fixture-repo.js';
 import { CLI } from '../helpers/gitdir.js';
@@ -16,9 +16,15 @@ describe('interrupting a check', () => {
     const fd = openSync(repo.path('testdata/huge.bin'), 'w');
     ftruncateSync(fd, 64 * 1024 ** 3);
     closeSync(fd);
-    const child = spawn(process.execPath, [CLI, 'check', '--base', 'main'], { cwd: repo.dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, 'check', '--base', 'main'], {
+      cwd: repo.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
-    child.stderr.on('data', (b) => (stderr += b));
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
 
     let worktree: string | undefined;

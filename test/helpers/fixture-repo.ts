@@ -13,9 +13,14 @@ export const INVOICE = `{
 }
 `;
 
-export function lockFor(files: Record<string, string>, owner = 'payments', variable = 'FIXTURE_OVERRIDE'): string {
+export function lockFor(
+  files: Record<string, string>,
+  owner = 'payments',
+  variable = 'FIXTURE_OVERRIDE',
+): string {
   const entries: Record<string, { sha256: string; owner: string }> = {};
-  for (const [p, c] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) entries[p] = { sha256: sha256(c), owner };
+  for (const [p, c] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)))
+    entries[p] = { sha256: sha256(c), owner };
   return `${JSON.stringify({ override_token_env: variable, files: entries }, null, 2)}\n`;
 }
 

@@ -1,5 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
@@ -47,7 +55,11 @@ export class GitDir {
   }
 
   git(...args: string[]): string {
-    return execFileSync('git', args, { cwd: this.dir, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+    return execFileSync('git', args, {
+      cwd: this.dir,
+      env: { ...process.env, ...GIT_ENV },
+      encoding: 'utf8',
+    }).trim();
   }
 
   /** Writes files (null deletes, {symlink} links). */
@@ -105,15 +117,31 @@ export interface CliResult {
 }
 
 /** Spawns the built CLI, as a user's CI would. */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      NO_COLOR: '1',
+      GITHUB_STEP_SUMMARY: '',
+      ...opts.env,
+    };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: opts.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b) => (stdout += b));
-    child.stderr.on('data', (b) => (stderr += b));
+    child.stdout.on('data', (b) => {
+      stdout += b;
+    });
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });

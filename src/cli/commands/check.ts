@@ -23,7 +23,8 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
     strict: true,
     allowPositionals: false,
   });
-  if (!values.base) throw usage('check needs --base REV (the branch the patch targets, e.g. --base origin/main)');
+  if (!values.base)
+    throw usage('check needs --base REV (the branch the patch targets, e.g. --base origin/main)');
   const out = path.resolve(io.cwd, values.out);
   const progress = io.stderr.isTTY === true && !values.json;
   const card = await runGate({

@@ -14,7 +14,16 @@ import type { CliIO } from '../io.js';
 import { usage } from '../usage.js';
 
 /** Folders that conventionally hold fixtures, in the order we prefer them. */
-const FIXTURE_ROOT_CANDIDATES = ['testdata', 'test/fixtures', 'tests/fixtures', 'test/data', 'tests/data', 'spec/fixtures', '__fixtures__', 'fixtures'];
+const FIXTURE_ROOT_CANDIDATES = [
+  'testdata',
+  'test/fixtures',
+  'tests/fixtures',
+  'test/data',
+  'tests/data',
+  'spec/fixtures',
+  '__fixtures__',
+  'fixtures',
+];
 
 async function isDir(abs: string): Promise<boolean> {
   return stat(abs).then(
@@ -59,14 +68,21 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     );
   }
   for (const r of roots) {
-    if (!(await exists(path.join(repoRoot, r)))) throw new InputError('FIXTURE_ROOT_MISSING', `--root ${r} does not exist in ${repoRoot}`);
+    if (!(await exists(path.join(repoRoot, r))))
+      throw new InputError('FIXTURE_ROOT_MISSING', `--root ${r} does not exist in ${repoRoot}`);
   }
 
   const canonical: { file: string; digest: string }[] = [];
-  if (await exists(path.join(repoRoot, 'fixtures/lock.json'))) canonical.push({ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' });
+  if (await exists(path.join(repoRoot, 'fixtures/lock.json')))
+    canonical.push({ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' });
 
   const input: PatchgateConfigInput = {
-    fixtures: { roots, lock: 'FIXTURE_LOCK.json', ...(values.owner ? { owner: values.owner } : {}), canonical },
+    fixtures: {
+      roots,
+      lock: 'FIXTURE_LOCK.json',
+      ...(values.owner ? { owner: values.owner } : {}),
+      canonical,
+    },
   };
   const config = configSchema.parse(input);
   const configFile = CONFIG_FILE_FOR[format];
@@ -74,14 +90,23 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   for (const name of CONFIG_FILE_NAMES) if (await exists(path.join(repoRoot, name))) existing.push(name);
   if (await exists(path.join(repoRoot, config.fixtures.lock))) existing.push(config.fixtures.lock);
   if (existing.length > 0 && !values.force) {
-    throw new InputError('ALREADY_EXISTS', `${existing.join(', ')} already exist(s); pass --force to overwrite`, { files: existing });
+    throw new InputError(
+      'ALREADY_EXISTS',
+      `${existing.join(', ')} already exist(s); pass --force to overwrite`,
+      { files: existing },
+    );
   }
   const result = await relockFixtures({ repoRoot, config, owner: values.owner, fresh: true });
   await writeFile(path.join(repoRoot, configFile), renderConfig(input, format));
 
   io.stdout.write(`wrote ${configFile}\n`);
-  io.stdout.write(`wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})\n`);
-  for (const c of result.canonical) io.stdout.write(`wrote ${c.digestFile} (canonical digest of ${c.file})\n`);
-  io.stdout.write(`\nCommit these in a human commit, separate from any agent diff:\n  git add ${[configFile, result.lockFile, ...result.canonical.map((c) => c.digestFile)].join(' ')} && git commit -m "patchgate: init"\n`);
+  io.stdout.write(
+    `wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})\n`,
+  );
+  for (const c of result.canonical)
+    io.stdout.write(`wrote ${c.digestFile} (canonical digest of ${c.file})\n`);
+  io.stdout.write(
+    `\nCommit these in a human commit, separate from any agent diff:\n  git add ${[configFile, result.lockFile, ...result.canonical.map((c) => c.digestFile)].join(' ')} && git commit -m "patchgate: init"\n`,
+  );
   return 0;
 }

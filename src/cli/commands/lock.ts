@@ -22,15 +22,23 @@ export async function lockCommand(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   for (const c of result.changes) {
-    const detail = c.kind === 'changed' ? `${c.from?.slice(0, 12)} → ${c.to?.slice(0, 12)}` : (c.to ?? c.from ?? '').slice(0, 12);
+    const detail =
+      c.kind === 'changed'
+        ? `${c.from?.slice(0, 12)} → ${c.to?.slice(0, 12)}`
+        : (c.to ?? c.from ?? '').slice(0, 12);
     io.stdout.write(`${c.kind.padEnd(8)} ${c.path}  ${detail}  (owner ${c.owner})\n`);
   }
-  for (const c of result.canonical) io.stdout.write(`digest   ${c.digestFile}  ${c.from?.slice(0, 12) ?? '(new)'} → ${c.to.slice(0, 12)}  (${c.file})\n`);
+  for (const c of result.canonical)
+    io.stdout.write(
+      `digest   ${c.digestFile}  ${c.from?.slice(0, 12) ?? '(new)'} → ${c.to.slice(0, 12)}  (${c.file})\n`,
+    );
   if (dryRun) {
     io.stdout.write('\n--dry-run: nothing written\n');
     return 1;
   }
   const files = [result.lockFile, ...result.canonical.map((c) => c.digestFile)];
-  io.stdout.write(`\nwrote ${files.join(', ')}. This is the human path: commit it on its own, never inside an agent's diff:\n  git add ${files.join(' ')} && git commit -m "patchgate: re-lock fixtures"\n`);
+  io.stdout.write(
+    `\nwrote ${files.join(', ')}. This is the human path: commit it on its own, never inside an agent's diff:\n  git add ${files.join(' ')} && git commit -m "patchgate: re-lock fixtures"\n`,
+  );
   return 0;
 }

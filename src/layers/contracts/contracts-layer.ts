@@ -16,7 +16,11 @@ async function existsIn(root: string, rel: string): Promise<boolean> {
   }
 }
 
-function protectedReason(p: string, named: Map<string, string>, globs: { glob: string; match: (p: string) => boolean }[]) {
+function protectedReason(
+  p: string,
+  named: Map<string, string>,
+  globs: { glob: string; match: (p: string) => boolean }[],
+) {
   const role = named.get(p);
   if (role) return { role };
   const hit = globs.find((g) => g.match(p));
@@ -37,18 +41,31 @@ export const contractsLayer: Layer = {
     for (const c of ctx.contracts) if (!named.has(c.path)) named.set(c.path, c.role);
     // Any config candidate is protected, so a patch cannot shadow the base config with a new format.
     for (const name of CONFIG_FILE_NAMES) if (!named.has(name)) named.set(name, 'config');
-    const globs = ctx.config.contracts.protect.map((glob) => ({ glob, match: picomatch(glob, { dot: true }) }));
+    const globs = ctx.config.contracts.protect.map((glob) => ({
+      glob,
+      match: picomatch(glob, { dot: true }),
+    }));
 
     const touched = (change: Change) => {
-      const reason = protectedReason(change.path, named, globs) ?? (change.from ? protectedReason(change.from, named, globs) : undefined);
+      const reason =
+        protectedReason(change.path, named, globs) ??
+        (change.from ? protectedReason(change.from, named, globs) : undefined);
       if (!reason) return;
-      const what = change.kind === 'renamed' ? `renamed ${change.from} → ${change.path}` : `${change.kind} ${change.path}`;
+      const what =
+        change.kind === 'renamed'
+          ? `renamed ${change.from} → ${change.path}`
+          : `${change.kind} ${change.path}`;
       findings.push({
         code: 'CONTRACT_TOUCHED',
         layer: LAYER,
         severity: 'reject',
         message: `the patch ${what}, a human-owned contract path (${reason.role}${'glob' in reason ? ` ${reason.glob}` : ''}); contract edits belong in a separate human commit`,
-        evidence: { path: change.path, ...(change.from ? { from: change.from } : {}), change: change.kind, ...reason },
+        evidence: {
+          path: change.path,
+          ...(change.from ? { from: change.from } : {}),
+          change: change.kind,
+          ...reason,
+        },
       });
     };
     ctx.changes.forEach(touched);

@@ -11,7 +11,11 @@ async function problemsFor(file: string, text: string): Promise<string[]> {
   try {
     await loadConfig(dir);
   } catch (err) {
-    if (err instanceof ContractFileError) return err.message.split('\n').slice(1).map((l) => l.replace(/^ {2}- /, ''));
+    if (err instanceof ContractFileError)
+      return err.message
+        .split('\n')
+        .slice(1)
+        .map((l) => l.replace(/^ {2}- /, ''));
     throw err;
   }
   throw new Error('expected the config to be rejected');
@@ -23,7 +27,13 @@ describe('config loading', () => {
     writeFileSync(path.join(dir, 'patchgate.config.json'), '{}');
     const { config, file } = await loadConfig(dir);
     expect(file).toBe('patchgate.config.json');
-    expect(config.fixtures).toEqual({ enabled: true, roots: ['testdata'], lock: 'FIXTURE_LOCK.json', owner: 'maintainers', canonical: [] });
+    expect(config.fixtures).toEqual({
+      enabled: true,
+      roots: ['testdata'],
+      lock: 'FIXTURE_LOCK.json',
+      owner: 'maintainers',
+      canonical: [],
+    });
     expect(config.contracts.protect).toContain('.github/workflows/**');
   });
 
@@ -38,7 +48,10 @@ describe('config loading', () => {
 
   it('loads an .mjs and a YAML config', async () => {
     const a = tempDir();
-    writeFileSync(path.join(a, 'patchgate.config.mjs'), "export default { fixtures: { lock: 'locks/FIXTURES.json' } };\n");
+    writeFileSync(
+      path.join(a, 'patchgate.config.mjs'),
+      "export default { fixtures: { lock: 'locks/FIXTURES.json' } };\n",
+    );
     expect((await loadConfig(a)).config.fixtures.lock).toBe('locks/FIXTURES.json');
     const b = tempDir();
     writeFileSync(path.join(b, 'patchgate.config.yaml'), 'fixtures:\n  roots: [golden, more]\n');
@@ -49,7 +62,9 @@ describe('config loading', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'patchgate.config.json'), '{}');
     writeFileSync(path.join(dir, 'patchgate.config.yaml'), '{}');
-    await expect(loadConfig(dir)).rejects.toThrow(/more than one patchgate config.*patchgate\.config\.json, patchgate\.config\.yaml/);
+    await expect(loadConfig(dir)).rejects.toThrow(
+      /more than one patchgate config.*patchgate\.config\.json, patchgate\.config\.yaml/,
+    );
   });
 
   it('says how to create a config when there is none', async () => {
@@ -69,7 +84,12 @@ describe('config loading', () => {
 
   // Every problem is reported at once, located, as a sentence.
   it.each<[string, string, string, string[]]>([
-    ['a wrong type', 'patchgate.config.json', '{"fixtures": {"enabled": 1}}', ['patchgate.config.json:1:26: fixtures.enabled: expected true or false, got the number 1.']],
+    [
+      'a wrong type',
+      'patchgate.config.json',
+      '{"fixtures": {"enabled": 1}}',
+      ['patchgate.config.json:1:26: fixtures.enabled: expected true or false, got the number 1.'],
+    ],
     [
       'several problems at once',
       'patchgate.config.json',
@@ -80,13 +100,62 @@ describe('config loading', () => {
         "patchgate.config.json:6:3: extra: unknown key 'extra'; expected only '$schema', 'contracts', 'fixtures'.",
       ],
     ],
-    ['an absolute path', 'patchgate.config.yaml', 'fixtures:\n  lock: /etc/lock.json\n', ["patchgate.config.yaml:2:9: fixtures.lock: path '/etc/lock.json' must be relative to the repository root, not absolute."]],
-    ['a backslash path', 'patchgate.config.yaml', 'fixtures:\n  roots: ["test\\\\data"]\n', ["patchgate.config.yaml:2:11: fixtures.roots[0]: path 'test\\data' must use forward slashes (/), not backslashes."]],
-    ['an escaping glob', 'patchgate.config.json', '{"contracts": {"protect": ["../**"]}}', ["patchgate.config.json:1:28: contracts.protect[0]: glob '../**' must not contain '..' (paths may not leave the repository)."]],
-    ['a canonical entry missing its digest', 'patchgate.config.json', '{"fixtures": {"canonical": [{"file": "a.json"}]}}', ['patchgate.config.json:1:29: fixtures.canonical[0].digest: is required: expected a string.']],
-    ['a duplicate key', 'patchgate.config.json', '{"fixtures": {}, "fixtures": {}}', [expect.stringMatching(/^patchgate\.config\.json:1:18: is not valid JSON: .*duplicate.*fixtures/i) as unknown as string]],
-    ['a duplicate YAML key', 'patchgate.config.yaml', 'fixtures: {}\nfixtures: {}\n', [expect.stringMatching(/^patchgate\.config\.yaml:2:1: is not valid YAML: .*unique/i) as unknown as string]],
-    ['a top-level list', 'patchgate.config.yaml', '- a\n- b\n', ['patchgate.config.yaml:1:1: expected an object (a mapping of keys to values), got a list.']],
+    [
+      'an absolute path',
+      'patchgate.config.yaml',
+      'fixtures:\n  lock: /etc/lock.json\n',
+      [
+        "patchgate.config.yaml:2:9: fixtures.lock: path '/etc/lock.json' must be relative to the repository root, not absolute.",
+      ],
+    ],
+    [
+      'a backslash path',
+      'patchgate.config.yaml',
+      'fixtures:\n  roots: ["test\\\\data"]\n',
+      [
+        "patchgate.config.yaml:2:11: fixtures.roots[0]: path 'test\\data' must use forward slashes (/), not backslashes.",
+      ],
+    ],
+    [
+      'an escaping glob',
+      'patchgate.config.json',
+      '{"contracts": {"protect": ["../**"]}}',
+      [
+        "patchgate.config.json:1:28: contracts.protect[0]: glob '../**' must not contain '..' (paths may not leave the repository).",
+      ],
+    ],
+    [
+      'a canonical entry missing its digest',
+      'patchgate.config.json',
+      '{"fixtures": {"canonical": [{"file": "a.json"}]}}',
+      ['patchgate.config.json:1:29: fixtures.canonical[0].digest: is required: expected a string.'],
+    ],
+    [
+      'a duplicate key',
+      'patchgate.config.json',
+      '{"fixtures": {}, "fixtures": {}}',
+      [
+        expect.stringMatching(
+          /^patchgate\.config\.json:1:18: is not valid JSON: .*duplicate.*fixtures/i,
+        ) as unknown as string,
+      ],
+    ],
+    [
+      'a duplicate YAML key',
+      'patchgate.config.yaml',
+      'fixtures: {}\nfixtures: {}\n',
+      [
+        expect.stringMatching(
+          /^patchgate\.config\.yaml:2:1: is not valid YAML: .*unique/i,
+        ) as unknown as string,
+      ],
+    ],
+    [
+      'a top-level list',
+      'patchgate.config.yaml',
+      '- a\n- b\n',
+      ['patchgate.config.yaml:1:1: expected an object (a mapping of keys to values), got a list.'],
+    ],
   ])('rejects %s', async (_what, file, text, expected) => {
     expect(await problemsFor(file, text)).toEqual(expected);
   });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { InputError } from '../../../src/errors.js';
-import { LAYERS, runGate } from '../../../src/pipeline.js';
 import type { Layer } from '../../../src/layers/types.js';
+import { LAYERS, runGate } from '../../../src/pipeline.js';
 import { fixtureRepo } from '../../helpers/fixture-repo.js';
 
-const layer = (name: string, run: Layer['run']): Layer => ({ name, enabled: () => true, contractFiles: () => [], run });
+const layer = (name: string, run: Layer['run']): Layer => ({
+  name,
+  enabled: () => true,
+  contractFiles: () => [],
+  run,
+});
 
 describe('runGate', () => {
   it('turns a layer that throws into verdict error (internal), never accept, and keeps earlier findings', async () => {
@@ -18,7 +23,11 @@ describe('runGate', () => {
     expect(card.verdict).toBe('error');
     expect(card.errorKind).toBe('internal');
     expect(exitCodeFor(card)).toBe(3);
-    expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual(['contracts:reject', 'fixtures:pass', 'boom:error']);
+    expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual([
+      'contracts:reject',
+      'fixtures:pass',
+      'boom:error',
+    ]);
     expect(card.findings.map((f) => f.code)).toEqual(['CONTRACT_TOUCHED', 'INTERNAL_ERROR']);
     expect(card.findings[1]?.message).toBe('cannot read properties of undefined');
     expect(repo.extraWorktrees()).toEqual([]);
@@ -41,7 +50,11 @@ describe('runGate', () => {
     repo.write({ 'src/total.ts': 'changed', 'src/new.ts': 'new' });
     let seen: unknown;
     const spy = layer('spy', async (ctx) => {
-      seen = { changes: ctx.changes, headIsWorkingTree: ctx.head.root === repo.dir, baseIsTemp: ctx.base.root !== repo.dir };
+      seen = {
+        changes: ctx.changes,
+        headIsWorkingTree: ctx.head.root === repo.dir,
+        baseIsTemp: ctx.base.root !== repo.dir,
+      };
       return { findings: [] };
     });
     const card = await runGate({ cwd: repo.path('src'), base: 'main', env: {}, layers: [spy] });
@@ -74,6 +87,11 @@ describe('runGate', () => {
   it('skips a disabled layer and says why', async () => {
     const repo = fixtureRepo({}, { fixtures: { enabled: false } });
     const card = await runGate({ cwd: repo.dir, base: 'main', env: {} });
-    expect(card.layers[1]).toEqual({ name: 'fixtures', status: 'skipped', findings: 0, reason: 'disabled in patchgate.config.json' });
+    expect(card.layers[1]).toEqual({
+      name: 'fixtures',
+      status: 'skipped',
+      findings: 0,
+      reason: 'disabled in patchgate.config.json',
+    });
   });
 });

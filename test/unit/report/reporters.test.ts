@@ -21,15 +21,27 @@ const card = (findings: Finding[]): Scorecard => ({
   config: { file: 'patchgate.config.json', revision: 'base' },
   layers: [{ name: 'contracts', status: 'reject', findings: findings.length }],
   findings,
-  overrides: [{ layer: 'fixtures', code: 'FIXTURE_CHANGED', path: 'testdata/x', variable: 'FIXTURE_OVERRIDE' }],
+  overrides: [
+    { layer: 'fixtures', code: 'FIXTURE_CHANGED', path: 'testdata/x', variable: 'FIXTURE_OVERRIDE' },
+  ],
   timings: { totalMs: 5, layers: {} },
 });
 
 describe('scorecard model', () => {
   it('lets error beat reject beat accept, and never rejects on warnings alone', () => {
     expect(verdictOf([f('FIXTURE_ADDED', 'fixtures', 'warn', 'a')])).toBe('accept');
-    expect(verdictOf([f('FIXTURE_ADDED', 'fixtures', 'warn', 'a'), f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b')])).toBe('reject');
-    expect(verdictOf([f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b'), f('INTERNAL_ERROR', 'fixtures', 'error', 'c')])).toBe('error');
+    expect(
+      verdictOf([
+        f('FIXTURE_ADDED', 'fixtures', 'warn', 'a'),
+        f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b'),
+      ]),
+    ).toBe('reject');
+    expect(
+      verdictOf([
+        f('FIXTURE_CHANGED', 'fixtures', 'reject', 'b'),
+        f('INTERNAL_ERROR', 'fixtures', 'error', 'c'),
+      ]),
+    ).toBe('error');
   });
 
   it('orders findings by layer order, severity, code and path whatever order layers produced them in', () => {
@@ -40,12 +52,21 @@ describe('scorecard model', () => {
       f('CONTRACT_TOUCHED', 'contracts', 'reject', 'y'),
     ];
     const sorted = sortFindings(input, ['contracts', 'fixtures']).map((x) => x.message);
-    expect(sorted).toEqual(['CONTRACT_TOUCHED y', 'FIXTURE_CHANGED a', 'FIXTURE_CHANGED b', 'FIXTURE_ADDED z']);
-    expect(sortFindings([...input].reverse(), ['contracts', 'fixtures'])).toEqual(sortFindings(input, ['contracts', 'fixtures']));
+    expect(sorted).toEqual([
+      'CONTRACT_TOUCHED y',
+      'FIXTURE_CHANGED a',
+      'FIXTURE_CHANGED b',
+      'FIXTURE_ADDED z',
+    ]);
+    expect(sortFindings([...input].reverse(), ['contracts', 'fixtures'])).toEqual(
+      sortFindings(input, ['contracts', 'fixtures']),
+    );
   });
 
   it('serializes with sorted keys so equal scorecards have equal bytes', () => {
-    expect(stableStringify({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe('{\n  "a": {\n    "d": [\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n');
+    expect(stableStringify({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } })).toBe(
+      '{\n  "a": {\n    "d": [\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}\n',
+    );
   });
 });
 
@@ -65,9 +86,12 @@ describe('reporters', () => {
   });
 
   it('writes markdown whose table cells cannot be broken by pipes or newlines in messages', () => {
-    const md = renderMarkdown(card([{ ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'a|b'), message: 'line one\nline | two' }]));
+    const md = renderMarkdown(
+      card([{ ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'a|b'), message: 'line one\nline | two' }]),
+    );
     expect(md).toContain('## patchgate: ❌ reject');
     expect(md).toContain('line one<br>line \\| two');
-    for (const row of md.split('\n').filter((l) => l.startsWith('| reject'))) expect(row.split(/(?<!\\)\|/).length).toBe(6);
+    for (const row of md.split('\n').filter((l) => l.startsWith('| reject')))
+      expect(row.split(/(?<!\\)\|/).length).toBe(6);
   });
 });
