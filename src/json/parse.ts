@@ -2,8 +2,8 @@ import type { Problem } from '../errors.js';
 
 /**
  * A strict JSON reader that accepts exactly what Python's `json.loads` accepts
- * (strict mode), keeps positions and number lexemes, and never recurses, so a
- * hostile file cannot exhaust the JS stack. The canonical digest
+ * (NaN and Infinity only on request), keeps positions and number lexemes, and
+ * never recurses, so a hostile file cannot exhaust the JS stack. The canonical digest
  * (`python-dumps.ts`) is computed from this tree, which is why numbers keep the
  * source text: Python's integers are exact and `-0` is an integer there.
  */
@@ -302,7 +302,8 @@ class Parser {
             context = 'array-next';
             break;
           }
-          if (next !== CH_RBRACKET) this.fail(`expected ',' or ']' after an array item, found ${this.here()}`);
+          if (next !== CH_RBRACKET)
+            this.fail(`expected ',' or ']' after an array item, found ${this.here()}`);
         } else {
           const entry: JsonObjectEntry = { key: top.key, keyLoc: top.keyLoc, value };
           if (top.keySplits !== undefined) entry.keySurrogateSplits = top.keySplits;
@@ -314,7 +315,8 @@ class Parser {
             context = 'member';
             break;
           }
-          if (next !== CH_RBRACE) this.fail(`expected ',' or '}' after an object member, found ${this.here()}`);
+          if (next !== CH_RBRACE)
+            this.fail(`expected ',' or '}' after an object member, found ${this.here()}`);
         }
         this.pos++;
         stack.pop();
@@ -371,14 +373,19 @@ class Parser {
       return { type: 'string', value: this.readString(undefined), loc };
     }
     if (c === CH_MINUS || isDigit(c)) {
-      if (c === CH_MINUS && text.startsWith('Infinity', start + 1)) return this.readNonFinite('-Infinity', context);
+      if (c === CH_MINUS && text.startsWith('Infinity', start + 1))
+        return this.readNonFinite('-Infinity', context);
       return this.readNumber();
     }
-    if (c === CH_LOWER_T && text.startsWith('true', start)) return this.readLiteral(4, { type: 'boolean', value: true, loc: this.loc(start) });
-    if (c === CH_LOWER_F && text.startsWith('false', start)) return this.readLiteral(5, { type: 'boolean', value: false, loc: this.loc(start) });
-    if (c === CH_LOWER_N && text.startsWith('null', start)) return this.readLiteral(4, { type: 'null', loc: this.loc(start) });
+    if (c === CH_LOWER_T && text.startsWith('true', start))
+      return this.readLiteral(4, { type: 'boolean', value: true, loc: this.loc(start) });
+    if (c === CH_LOWER_F && text.startsWith('false', start))
+      return this.readLiteral(5, { type: 'boolean', value: false, loc: this.loc(start) });
+    if (c === CH_LOWER_N && text.startsWith('null', start))
+      return this.readLiteral(4, { type: 'null', loc: this.loc(start) });
     if (c === CH_UPPER_N && text.startsWith('NaN', start)) return this.readNonFinite('NaN', context);
-    if (c === CH_UPPER_I && text.startsWith('Infinity', start)) return this.readNonFinite('Infinity', context);
+    if (c === CH_UPPER_I && text.startsWith('Infinity', start))
+      return this.readNonFinite('Infinity', context);
     return this.fail(`${VALUE_EXPECTATION[context]}, found ${this.here()}`);
   }
 
@@ -414,7 +421,8 @@ class Parser {
     let isInteger = true;
     if (text.charCodeAt(i) === CH_DOT) {
       i++;
-      if (!isDigit(text.charCodeAt(i))) this.fail(`expected a digit after the decimal point, found ${describeChar(text, i)}`, i);
+      if (!isDigit(text.charCodeAt(i)))
+        this.fail(`expected a digit after the decimal point, found ${describeChar(text, i)}`, i);
       while (isDigit(text.charCodeAt(i))) i++;
       isInteger = false;
     }
@@ -423,7 +431,8 @@ class Parser {
       i++;
       const sign = text.charCodeAt(i);
       if (sign === CH_PLUS || sign === CH_MINUS) i++;
-      if (!isDigit(text.charCodeAt(i))) this.fail(`expected a digit in the exponent, found ${describeChar(text, i)}`, i);
+      if (!isDigit(text.charCodeAt(i)))
+        this.fail(`expected a digit in the exponent, found ${describeChar(text, i)}`, i);
       while (isDigit(text.charCodeAt(i))) i++;
       isInteger = false;
     }
@@ -486,7 +495,10 @@ class Parser {
             i += 4;
             if (isHighSurrogate(unit)) {
               // Python joins an escaped high surrogate only with an escaped low one right after it.
-              const low = text.charCodeAt(i) === CH_BACKSLASH && text.charCodeAt(i + 1) === CH_LOWER_U ? this.peekHex4(i + 2) : -1;
+              const low =
+                text.charCodeAt(i) === CH_BACKSLASH && text.charCodeAt(i + 1) === CH_LOWER_U
+                  ? this.peekHex4(i + 2)
+                  : -1;
               if (isLowSurrogate(low)) {
                 out += String.fromCharCode(unit, low);
                 i += 6;
@@ -495,7 +507,12 @@ class Parser {
                 if (splits !== undefined && isLowSurrogate(text.charCodeAt(i))) splits.push(out.length - 1);
               }
             } else {
-              if (splits !== undefined && isLowSurrogate(unit) && escStart > contentStart && isHighSurrogate(text.charCodeAt(escStart - 1))) {
+              if (
+                splits !== undefined &&
+                isLowSurrogate(unit) &&
+                escStart > contentStart &&
+                isHighSurrogate(text.charCodeAt(escStart - 1))
+              ) {
                 splits.push(out.length - 1);
               }
               out += String.fromCharCode(unit);
@@ -504,13 +521,19 @@ class Parser {
           }
           default:
             if (Number.isNaN(k)) this.fail('unterminated string', this.pos);
-            this.fail(`invalid escape '\\${String.fromCodePoint(text.codePointAt(escStart + 1)!)}' in a string`, escStart);
+            this.fail(
+              `invalid escape '\\${String.fromCodePoint(text.codePointAt(escStart + 1)!)}' in a string`,
+              escStart,
+            );
         }
         chunkStart = i;
         continue;
       }
       if (c < 0x20) {
-        this.fail(`raw control character ${describeChar(text, i)} in a string (write it as an escape such as \\n or \\u00XX)`, i);
+        this.fail(
+          `raw control character ${describeChar(text, i)} in a string (write it as an escape such as \\n or \\u00XX)`,
+          i,
+        );
       }
       if (Number.isNaN(c)) this.fail('unterminated string', this.pos);
       i++;
@@ -586,7 +609,12 @@ export function toPlainValue(node: JsonNode): unknown {
       const obj = target as Record<string, unknown>;
       for (const entry of container.entries) {
         const v = scalar(entry.value);
-        Object.defineProperty(obj, entry.key, { value: v.value, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(obj, entry.key, {
+          value: v.value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         if (v.children) pending.push({ node: entry.value, target: v.value });
       }
     }

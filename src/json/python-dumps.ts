@@ -302,6 +302,24 @@ function pythonDictEntries(entries: readonly JsonObjectEntry[]): readonly JsonOb
   return keyed.map((k) => k.entry);
 }
 
+/**
+ * Python converts every integer while it scans, so an over-long one fails the
+ * whole document even when a later duplicate key discards it. Canonical
+ * writing only visits the surviving values; this pass visits them all.
+ */
+function assertPythonIntegers(root: JsonNode): void {
+  const stack: JsonNode[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node.type === 'number') {
+      if (node.isInteger) pythonInt(node.lexeme, node.loc);
+    } else if (node.type === 'array') {
+      for (const item of node.items) stack.push(item);
+    } else if (node.type === 'object') {
+      for (const entry of node.entries) stack.push(entry.value);
+    }
+  }
+}
+
 function dedupe(entries: readonly JsonObjectEntry[]): readonly JsonObjectEntry[] {
   const byKey = new Map<string, JsonObjectEntry>();
   for (const entry of entries) byKey.set(pythonKeyIdentity(entry.key, entry.keySurrogateSplits), entry);
@@ -400,6 +418,7 @@ function writeCanonical(w: AsciiWriter, node: JsonNode): void {
  * @throws CanonicalJsonError for an integer Python's json.loads would refuse.
  */
 export function pythonCanonicalJson(node: JsonNode): string {
+  assertPythonIntegers(node);
   const w = new AsciiWriter();
   writeCanonical(w, node);
   return w.bytes().toString('latin1');
@@ -414,8 +433,10 @@ export function pythonCanonicalJson(node: JsonNode): string {
  * @throws CanonicalJsonError where it raises ValueError (over-long integers).
  */
 export function canonicalDigest(text: string): string {
+  const root = parseJson(text, { duplicateKeys: 'keep', allowNonFinite: true });
+  assertPythonIntegers(root);
   const w = new AsciiWriter();
-  writeCanonical(w, parseJson(text, { duplicateKeys: 'keep', allowNonFinite: true }));
+  writeCanonical(w, root);
   // The bytes are ASCII, hence already the UTF-8 that Python's .encode() hashes.
   return createHash('sha256').update(w.bytes()).digest('hex');
 }
@@ -433,7 +454,10 @@ export function canonicalDigestOfBytes(bytes: Uint8Array): string {
   try {
     text = strictUtf8.decode(bytes);
   } catch {
-    throw new CanonicalJsonError('invalid-utf8', 'the file is not valid UTF-8, so Python cannot read it as text');
+    throw new CanonicalJsonError(
+      'invalid-utf8',
+      'the file is not valid UTF-8, so Python cannot read it as text',
+    );
   }
   return canonicalDigest(text);
 }

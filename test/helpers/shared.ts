@@ -12,7 +12,8 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  */
 export function sharedDir(): string {
   const fromEnv = process.env.PATCHGATE_SHARED_DIR;
-  const dir = fromEnv !== undefined && fromEnv !== '' ? path.resolve(fromEnv) : path.resolve(repoRoot, '..', 'shared');
+  const dir =
+    fromEnv !== undefined && fromEnv !== '' ? path.resolve(fromEnv) : path.resolve(repoRoot, '..', 'shared');
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();
@@ -20,8 +21,12 @@ export function sharedDir(): string {
     isDir = false;
   }
   if (!isDir) {
-    const how = fromEnv ? `PATCHGATE_SHARED_DIR is set to ${fromEnv}` : `PATCHGATE_SHARED_DIR is not set, so it defaults to ${dir}`;
-    throw new Error(`shared folder not found: ${how}. Point PATCHGATE_SHARED_DIR at the folder with seeds/ and reference/.`);
+    const how = fromEnv
+      ? `PATCHGATE_SHARED_DIR is set to ${fromEnv}`
+      : `PATCHGATE_SHARED_DIR is not set, so it defaults to ${dir}`;
+    throw new Error(
+      `shared folder not found: ${how}. Point PATCHGATE_SHARED_DIR at the folder with seeds/ and reference/.`,
+    );
   }
   return dir;
 }

@@ -51,7 +51,9 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
   if (values.json) io.stdout.write(stableStringify(card));
   else {
     io.stdout.write(renderTerminal(card, { color: useColor(io) }));
-    io.stdout.write(`\nreports: ${path.relative(io.cwd, out) || '.'}/scorecard.json, summary.md\n`);
+    const shown = path.relative(io.cwd, out);
+    const where = shown === '' ? '.' : shown.startsWith('..') ? out : shown;
+    io.stdout.write(`\nreports: ${where}/scorecard.json, summary.md\n`);
   }
   return exitCodeFor(card);
 }

@@ -59,9 +59,17 @@ describe('pythonCanonicalJson: integers are exact, as Python ints', () => {
     expect(caught).toBeInstanceOf(CanonicalJsonError);
     const err = caught as CanonicalJsonError;
     expect(err.reason).toBe('int-max-str-digits');
-    expect(err.message).toMatch(/integer with 4301 digits: Python's json\.loads refuses integers longer than 4300 digits/);
+    expect(err.message).toMatch(
+      /integer with 4301 digits: Python's json\.loads refuses integers longer than 4300 digits/,
+    );
     expect({ line: err.line, column: err.column }).toEqual({ line: 2, column: 3 });
     expect(() => canon(`-${'1'.repeat(PYTHON_INT_MAX_STR_DIGITS + 1)}`)).toThrow(CanonicalJsonError);
+  });
+
+  it('refuses an over-long integer even when a later duplicate key discards it, as Python converts while scanning', () => {
+    const long = '9'.repeat(PYTHON_INT_MAX_STR_DIGITS + 1);
+    expect(() => canonicalDigest(`{"k": ${long}, "k": []}`)).toThrow(CanonicalJsonError);
+    expect(() => canonicalDigest(`{"k": {"deep": [${long}]}, "k": 1}`)).toThrow(CanonicalJsonError);
   });
 
   it('does not apply the digit limit to floats, which Python reads with float()', () => {
@@ -181,7 +189,9 @@ describe('pythonCanonicalJson: objects', () => {
     it('differs from the default JS sort on exactly those keys', () => {
       const keys = ['\u{1F600}', '\ufffd'];
       expect([...keys].sort()).toEqual(['\u{1F600}', '\ufffd']);
-      expect(canon(JSON.stringify({ [keys[0]!]: 1, [keys[1]!]: 2 }))).toBe('{"\\ufffd":2,"\\ud83d\\ude00":1}');
+      expect(canon(JSON.stringify({ [keys[0]!]: 1, [keys[1]!]: 2 }))).toBe(
+        '{"\\ufffd":2,"\\ud83d\\ude00":1}',
+      );
     });
   });
 
@@ -209,7 +219,10 @@ describe('pythonCanonicalJson: objects', () => {
       ['{"\\ud83d\ude00":1,"\ufffd":2}', '{"\\ud83d\\ude00":1,"\\ufffd":2}'],
       ['{"\ud83d\\ude00":1,"\ufffd":2}', '{"\\ud83d\\ude00":1,"\\ufffd":2}'],
       ['{"\\ud83d\ude00":1,"😀":2,"\ufffd":3}', '{"\\ud83d\\ude00":1,"\\ufffd":3,"\\ud83d\\ude00":2}'],
-      ['{"x\ud83d\\ude00":1,"x😀":2,"x\ufffd":3,"x\\ud83d\ude00":4}', '{"x\\ud83d\\ude00":4,"x\\ufffd":3,"x\\ud83d\\ude00":2}'],
+      [
+        '{"x\ud83d\\ude00":1,"x😀":2,"x\ufffd":3,"x\\ud83d\ude00":4}',
+        '{"x\\ud83d\\ude00":4,"x\\ufffd":3,"x\\ud83d\\ude00":2}',
+      ],
     ]);
   });
 
@@ -229,14 +242,19 @@ describe('pythonCanonicalJson: depth', () => {
   it('writes 10,000 levels without recursion (Python itself stops near 1000)', () => {
     const n = 10_000;
     expect(canon('['.repeat(n) + ']'.repeat(n))).toBe('['.repeat(n) + ']'.repeat(n));
-    expect(canon('{"b":0,"a":'.repeat(n - 1) + '1' + '}'.repeat(n - 1))).toBe('{"a":'.repeat(n - 1) + '1' + ',"b":0}'.repeat(n - 1));
+    expect(canon('{"b":0,"a":'.repeat(n - 1) + '1' + '}'.repeat(n - 1))).toBe(
+      '{"a":'.repeat(n - 1) + '1' + ',"b":0}'.repeat(n - 1),
+    );
   });
 });
 
 describe('canonicalDigest', () => {
   it("reproduces the seed's committed digest of its invoice fixture", () => {
     const fixture = readFileSync(sharedFile('reference', 'seed000', 'fixtures', 'lock.json'), 'utf8');
-    const committed = readFileSync(sharedFile('reference', 'seed000', 'fixtures', 'lock.sha256'), 'utf8').trim();
+    const committed = readFileSync(
+      sharedFile('reference', 'seed000', 'fixtures', 'lock.sha256'),
+      'utf8',
+    ).trim();
     expect(canonicalDigest(fixture)).toBe(committed);
   });
 
@@ -244,7 +262,11 @@ describe('canonicalDigest', () => {
     const canonical = '{"currency":"USD","lines":[{"qty":2,"unit_cents":500}],"note":"\\u00e9"}';
     const sha = createHash('sha256').update(canonical).digest('hex');
     expect(canonicalDigest(canonical)).toBe(sha);
-    expect(canonicalDigest('{ "note": "é",\n  "lines": [ {"unit_cents": 500, "qty": 2} ],\n  "currency": "\\u0055SD" }')).toBe(sha);
+    expect(
+      canonicalDigest(
+        '{ "note": "é",\n  "lines": [ {"unit_cents": 500, "qty": 2} ],\n  "currency": "\\u0055SD" }',
+      ),
+    ).toBe(sha);
   });
 
   it('is unlike a digest of JSON.stringify for floats, keys and non-ASCII', () => {
@@ -273,7 +295,11 @@ describe('canonicalDigestOfBytes: decode as Path.read_text() under UTF-8', () =>
   });
 
   it('rejects invalid UTF-8 instead of replacing it with U+FFFD', () => {
-    for (const bad of [[0x22, 0xff, 0x22], [0x22, 0xc3, 0x22], [0x22, 0xed, 0xa0, 0x80, 0x22]]) {
+    for (const bad of [
+      [0x22, 0xff, 0x22],
+      [0x22, 0xc3, 0x22],
+      [0x22, 0xed, 0xa0, 0x80, 0x22],
+    ]) {
       expect(() => canonicalDigestOfBytes(Uint8Array.from(bad))).toThrow(CanonicalJsonError);
     }
   });

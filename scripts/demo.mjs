@@ -1,0 +1,237 @@
+// Runs the built gate on every sample agent patch in examples/invoice/patches:
+// each patch is applied on an `agent` branch of a throw-away copy of the
+// example repository, judged against `main`, and the verdict is compared with
+// the `expect:` line in the patch header. Exits 1 if any verdict differs.
+//
+//   npm run demo            (builds first)
+//   node scripts/demo.mjs   (uses the existing dist/)
+
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const exampleDir = path.join(repoRoot, 'examples', 'invoice');
+const patchesDir = path.join(exampleDir, 'patches');
+const cli = path.join(repoRoot, 'dist', 'cli', 'bin.js');
+const reportsDir = path.join(repoRoot, '.patchgate', 'demo');
+
+const EXIT_FOR = { accept: 0, reject: 1 };
+
+// Fixed identities and dates make the demo's commits, and so its scorecards, the same on every run.
+// The user's global and system git config stay out so that hooks, signing or templates cannot change the repos.
+const HUMAN = { name: 'Hana Maintainer', email: 'hana@example.com', date: '2026-01-05T09:00:00Z' };
+const AGENT = { name: 'coding-agent', email: 'agent@example.com', date: '2026-01-05T10:00:00Z' };
+
+function gitEnv(who) {
+  return {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: os.devNull,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: who.name,
+    GIT_AUTHOR_EMAIL: who.email,
+    GIT_AUTHOR_DATE: who.date,
+    GIT_COMMITTER_NAME: who.name,
+    GIT_COMMITTER_EMAIL: who.email,
+    GIT_COMMITTER_DATE: who.date,
+  };
+}
+
+function git(cwd, who, ...args) {
+  try {
+    return execFileSync('git', args, {
+      cwd,
+      env: gitEnv(who),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (err) {
+    const detail = (err.stderr || err.message || '').toString().trim();
+    throw new Error(`git ${args.join(' ')} failed: ${detail}`);
+  }
+}
+
+/** The text before the first `diff --git`, which `git apply` skips. */
+function headerOf(patchText) {
+  const at = patchText.search(/^diff --git /m);
+  return (at === -1 ? patchText : patchText.slice(0, at)).trimEnd();
+}
+
+/** `expect: reject FIXTURE_CHANGED` → { verdict: 'reject', codes: ['FIXTURE_CHANGED'] }. */
+function parseExpect(header) {
+  const m = /^expect:\s*(accept|reject|error)((?:[ \t]+[A-Z][A-Z0-9_]*)*)[ \t]*$/m.exec(header);
+  if (!m) return undefined;
+  return { verdict: m[1], codes: m[2].trim().split(/\s+/).filter(Boolean) };
+}
+
+const describeExpect = (e) => (e ? [e.verdict, ...e.codes].join(' ') : '(no expect: line)');
+
+/**
+ * The CLI's environment. The override variable named by the example's lock is
+ * removed: a maintainer's token left in the shell would otherwise turn the
+ * rejections this demo exists to show into accepts.
+ */
+function cliEnv() {
+  const env = { ...process.env };
+  let variable = 'FIXTURE_OVERRIDE';
+  try {
+    variable =
+      JSON.parse(readFileSync(path.join(exampleDir, 'FIXTURE_LOCK.json'), 'utf8')).override_token_env ??
+      variable;
+  } catch {
+    // The gate reports a broken lock itself; the default name is still worth scrubbing.
+  }
+  delete env[variable];
+  delete env.FIXTURE_OVERRIDE;
+  // The demo's reports are not the CI job's result, so they stay out of its step summary.
+  delete env.GITHUB_STEP_SUMMARY;
+  if (!process.stdout.isTTY) env.NO_COLOR = '1';
+  return env;
+}
+
+let interrupted = false;
+let child;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    interrupted = true;
+    // A terminal's Ctrl-C already reaches the CLI (same process group); a SIGTERM sent to us alone does not.
+    if (sig === 'SIGTERM') child?.kill('SIGTERM');
+  });
+}
+
+function runCheck(cwd, out) {
+  return new Promise((resolve, reject) => {
+    child = spawn(process.execPath, [cli, 'check', '--base', 'main', '--head', 'agent', '--out', out], {
+      cwd,
+      env: cliEnv(),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      child = undefined;
+      resolve(code ?? (signal ? 128 : -1));
+    });
+  });
+}
+
+function readScorecard(out) {
+  try {
+    return JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function demoPatch(file) {
+  const name = path.basename(file, '.patch');
+  const header = headerOf(readFileSync(file, 'utf8'));
+  const expected = parseExpect(header);
+  const out = path.join(reportsDir, name);
+  const result = { name, expected, actual: undefined, ok: false, note: '' };
+
+  console.log(`\n=== ${name} (expect: ${describeExpect(expected)}) ===\n`);
+  for (const line of header.split('\n')) console.log(`  ${line}`.trimEnd());
+  console.log('');
+
+  // A report left over from an earlier run must not pass for this run's answer.
+  rmSync(out, { recursive: true, force: true });
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'pg-demo-')));
+  try {
+    cpSync(exampleDir, dir, { recursive: true });
+    git(dir, HUMAN, 'init', '-q', '-b', 'main');
+    git(dir, HUMAN, 'add', '-A');
+    git(dir, HUMAN, 'commit', '-q', '-m', 'initial');
+    git(dir, AGENT, 'checkout', '-q', '-b', 'agent');
+    git(dir, AGENT, 'apply', file);
+    git(dir, AGENT, 'add', '-A');
+    git(dir, AGENT, 'commit', '-q', '-m', `agent: ${name}`);
+
+    console.log(`$ patchgate check --base main --head agent --out ${path.relative(repoRoot, out)}\n`);
+    const code = await runCheck(dir, out);
+    if (interrupted) return result;
+    const card = readScorecard(out);
+    const codes = card ? [...new Set(card.findings.map((f) => f.code))] : [];
+    const verdict = card?.verdict ?? 'error';
+    result.actual = { verdict, codes };
+    const problems = [];
+    if (!expected) problems.push('the patch header has no `expect:` line');
+    else {
+      if (verdict !== expected.verdict) problems.push(`expected ${expected.verdict}`);
+      const absent = expected.codes.filter((c) => !codes.includes(c));
+      if (absent.length > 0) problems.push(`missing ${absent.join(', ')}`);
+    }
+    if (!card) problems.push(`no scorecard was written (exit ${code})`);
+    else if (EXIT_FOR[verdict] !== undefined && EXIT_FOR[verdict] !== code)
+      problems.push(`exit ${code} does not match ${verdict}`);
+    result.ok = problems.length === 0;
+    result.note = problems.join('; ');
+
+    console.log(`\nexit ${code} → ${verdict}${result.ok ? ' (as expected)' : ` — MISMATCH: ${result.note}`}`);
+    if (card) {
+      console.log(`reports: ${path.join(out, 'scorecard.json')}`);
+      console.log(`         ${path.join(out, 'summary.md')}`);
+    }
+  } catch (err) {
+    result.note = err instanceof Error ? err.message : String(err);
+    console.log(`\nFAILED before a verdict: ${result.note}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '))
+    .join('\n');
+}
+
+async function main() {
+  if (!existsSync(cli)) {
+    console.error(
+      `patchgate demo: ${path.relative(repoRoot, cli)} is missing; run \`npm run build\` (or \`npm run demo\`) first`,
+    );
+    return 2;
+  }
+  const patches = existsSync(patchesDir)
+    ? readdirSync(patchesDir)
+        .filter((n) => n.endsWith('.patch'))
+        .sort()
+    : [];
+  if (patches.length === 0) {
+    console.error(`patchgate demo: no *.patch files in ${path.relative(repoRoot, patchesDir)}`);
+    return 2;
+  }
+  console.log(
+    `patchgate demo: ${patches.length} agent patches against ${path.relative(repoRoot, exampleDir)}`,
+  );
+
+  const results = [];
+  for (const name of patches) {
+    results.push(await demoPatch(path.join(patchesDir, name)));
+    if (interrupted) {
+      console.error('\npatchgate demo: interrupted; temporary repositories removed');
+      return 130;
+    }
+  }
+
+  const rows = [['patch', 'expected', 'actual', 'result']];
+  for (const r of results) {
+    const actual = r.actual ? [r.actual.verdict, ...r.actual.codes].join(' ') : '(none)';
+    rows.push([r.name, describeExpect(r.expected), actual, r.ok ? 'ok' : `MISMATCH: ${r.note}`]);
+  }
+  console.log(`\nsummary\n\n${table(rows)}\n`);
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(
+    failed === 0
+      ? `all ${results.length} verdicts as expected`
+      : `${failed} of ${results.length} verdicts differ from their patch header`,
+  );
+  console.log(`reports in ${reportsDir}`);
+  return failed === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const example = path.join(root, 'examples/invoice');
+const patchFile = (name: string) => path.join(example, 'patches', `${name}.patch`);
+const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
+
+interface Finding {
+  code: string;
+  evidence: Record<string, unknown>;
+}
+interface Card {
+  verdict: string;
+  findings: Finding[];
+  layers: { name: string; status: string }[];
+}
+
+/** Every file of the example, as committed by its human owner. */
+function exampleFiles(dir = example, prefix = ''): Files {
+  const files: Files = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix + entry.name;
+    if (entry.isDirectory()) Object.assign(files, exampleFiles(path.join(dir, entry.name), `${rel}/`));
+    else files[rel] = readFileSync(path.join(dir, entry.name));
+  }
+  return files;
+}
+
+/** The example on `main`, with the patch applied and committed on `agent`. */
+function patchedRepo(name: string): GitDir {
+  const repo = GitDir.create(exampleFiles(), 'initial');
+  repo.git('checkout', '-q', '-b', 'agent');
+  repo.git('apply', patchFile(name));
+  repo.commit(`agent: ${name}`);
+  return repo;
+}
+
+async function check(repo: GitDir) {
+  const out = tempDir('pg-out-');
+  // An override token in the developer's shell would turn the expected rejections into accepts.
+  const r = await runCli(['check', '--base', 'main', '--head', 'agent', '--out', out], {
+    cwd: repo.dir,
+    env: { FIXTURE_OVERRIDE: undefined },
+  });
+  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  return { ...r, card, codes: card.findings.map((f) => f.code) };
+}
+
+function runDemo(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts/demo.mjs')], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => {
+      stdout += b;
+    });
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const baseLock = JSON.parse(readFileSync(path.join(example, 'FIXTURE_LOCK.json'), 'utf8')) as {
+  files: Record<string, { sha256: string; owner: string }>;
+};
+const goldenBytes = readFileSync(path.join(example, 'testdata/invoice_v3.json'));
+
+describe('examples/invoice', { timeout: 30_000 }, () => {
+  it('is consistent as committed: the locks match the files and the gate accepts an empty patch', async () => {
+    const { canonicalDigest } = await import('../../src/json/python-dumps.js');
+    expect(baseLock.files['testdata/invoice_v3.json']?.sha256).toBe(sha256(goldenBytes));
+    expect(readFileSync(path.join(example, 'fixtures/lock.sha256'), 'utf8').trim()).toBe(
+      canonicalDigest(readFileSync(path.join(example, 'fixtures/lock.json'), 'utf8')),
+    );
+    const repo = GitDir.create(exampleFiles(), 'initial');
+    repo.git('checkout', '-q', '-b', 'agent');
+    const { code, card } = await check(repo);
+    expect(card.findings).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('01-benign: accepts a source and test change', async () => {
+    const { code, card } = await check(patchedRepo('01-benign'));
+    expect(card.verdict).toBe('accept');
+    expect(card.findings).toEqual([]);
+    expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual(['contracts:pass', 'fixtures:pass']);
+    expect(code).toBe(0);
+  });
+
+  it('02-rewrite-golden: rejects the rewritten golden file with FIXTURE_CHANGED and both digests', async () => {
+    const repo = patchedRepo('02-rewrite-golden');
+    const { code, card, codes, stdout } = await check(repo);
+    expect(codes).toEqual(['FIXTURE_CHANGED']);
+    expect(card.findings[0]?.evidence).toEqual({
+      path: 'testdata/invoice_v3.json',
+      owner: 'payments',
+      expected: sha256(goldenBytes),
+      actual: sha256(readFileSync(repo.path('testdata/invoice_v3.json'))),
+      lock: 'FIXTURE_LOCK.json',
+      overridden: false,
+    });
+    expect(stdout).toContain('FIXTURE_CHANGED');
+    expect(code).toBe(1);
+  });
+
+  it('03-rewrite-golden-and-lock: rejects the lock edit (CONTRACT_TOUCHED) and judges the fixture by the base lock', async () => {
+    const repo = patchedRepo('03-rewrite-golden-and-lock');
+    const { code, card, codes } = await check(repo);
+    expect(codes).toEqual(['CONTRACT_TOUCHED', 'FIXTURE_CHANGED']);
+    expect(card.findings[0]?.evidence).toMatchObject({
+      path: 'FIXTURE_LOCK.json',
+      change: 'modified',
+      role: 'fixtures.lock',
+    });
+    const forged = JSON.parse(readFileSync(repo.path('FIXTURE_LOCK.json'), 'utf8')) as typeof baseLock;
+    const headBytes = readFileSync(repo.path('testdata/invoice_v3.json'));
+    // The head's lock agrees with the head's bytes; the verdict must not care.
+    expect(forged.files['testdata/invoice_v3.json']?.sha256).toBe(sha256(headBytes));
+    expect(card.findings[1]?.evidence).toMatchObject({
+      path: 'testdata/invoice_v3.json',
+      expected: sha256(goldenBytes),
+      actual: sha256(headBytes),
+      overridden: false,
+    });
+    expect(code).toBe(1);
+  });
+});
+
+describe('npm run demo (scripts/demo.mjs)', () => {
+  it('judges every sample patch as its header expects, leaves reports and cleans its temp repos up', async () => {
+    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('pg-demo-')));
+    // The demo must scrub a leftover override token itself.
+    const r = await runDemo({ NO_COLOR: '1', FIXTURE_OVERRIDE: 'left-in-the-shell' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+
+    const summary = r.stdout.slice(r.stdout.lastIndexOf('\nsummary\n'));
+    const verdicts = ['01-benign', '02-rewrite-golden', '03-rewrite-golden-and-lock'].map((name) => {
+      const row = summary.split('\n').find((l) => l.startsWith(`${name} `));
+      const cells = (row ?? '').split(/ {2,}/);
+      expect(cells.at(-1), row).toBe('ok');
+      return cells[2]?.split(' ')[0];
+    });
+    expect(verdicts).toEqual(['accept', 'reject', 'reject']);
+    expect(summary).toContain('all 3 verdicts as expected');
+
+    for (const [name, verdict] of [
+      ['01-benign', 'accept'],
+      ['02-rewrite-golden', 'reject'],
+      ['03-rewrite-golden-and-lock', 'reject'],
+    ] as const) {
+      const dir = path.join(root, '.patchgate/demo', name);
+      expect((JSON.parse(readFileSync(path.join(dir, 'scorecard.json'), 'utf8')) as Card).verdict).toBe(
+        verdict,
+      );
+      expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(verdict);
+      expect(r.stdout).toContain(path.join(dir, 'scorecard.json'));
+    }
+    expect(readdirSync(tmpdir()).filter((n) => n.startsWith('pg-demo-') && !before.has(n))).toEqual([]);
+  }, 120_000);
+});
