@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { type Files, GitDir, runCli, runNode, tempDir } from '../helpers/gitdir.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const example = path.join(root, 'examples/invoice');
@@ -52,24 +51,8 @@ async function check(repo: GitDir) {
   return { ...r, card, codes: card.findings.map((f) => f.code) };
 }
 
-function runDemo(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'scripts/demo.mjs')], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b) => {
-      stdout += b;
-    });
-    child.stderr.on('data', (b) => {
-      stderr += b;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function runDemo(env: Record<string, string>) {
+  return runNode(path.join(root, 'scripts/demo.mjs'), [], { cwd: root, env });
 }
 
 const baseLock = JSON.parse(readFileSync(path.join(example, 'FIXTURE_LOCK.json'), 'utf8')) as {

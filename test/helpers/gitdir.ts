@@ -121,15 +121,19 @@ export function runCli(
   args: string[],
   opts: { cwd: string; env?: Record<string, string | undefined> },
 ): Promise<CliResult> {
+  return runNode(CLI, args, { cwd: opts.cwd, env: { NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env } });
+}
+
+/** Runs a Node script to completion, collecting its output; `undefined` env values are removed. */
+export function runNode(
+  script: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      NO_COLOR: '1',
-      GITHUB_STEP_SUMMARY: '',
-      ...opts.env,
-    };
+    const env: Record<string, string | undefined> = { ...process.env, ...opts.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: opts.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
