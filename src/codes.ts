@@ -53,6 +53,8 @@ export const REASON_CODES = {
   CLAIM_FIXTURE_UNREVIEWED: "A claim's fixture changed without human review.",
   CLAIM_UNCOVERED_CHANGE: 'A production change is not covered by any claim.',
   FREEZE_BLOCKED: 'A freeze row is in blocked status and cannot vote green until a human reopens it.',
+  CHECK_TIMEOUT:
+    "A property's check did not return within the per-check timeout and was stopped. The property cannot be scored; a hang is never a pass.",
   BASELINE_FAIL: 'A property fails on its own locked fixture; hits mean nothing until it passes there.',
   CONFIG_INVALID:
     'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',

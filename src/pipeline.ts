@@ -7,7 +7,8 @@ import { resolveRevisions } from './git/revisions.js';
 import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
-import type { Finding, Layer, LayerContext, NamedContract, Override } from './layers/types.js';
+import { hitsLayer } from './layers/hits/hits-layer.js';
+import type { Artifact, Finding, FrozenItem, Layer, LayerContext, NamedContract, Override } from './layers/types.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -23,7 +24,7 @@ import { isInside, toPosix } from './util/repo-path.js';
  * The gate, in order. Contracts run first and their findings are never
  * hidden by what follows; each later layer plugs in here.
  */
-export const LAYERS: readonly Layer[] = [contractsLayer, fixturesLayer];
+export const LAYERS: readonly Layer[] = [contractsLayer, fixturesLayer, hitsLayer];
 
 export interface Clock {
   now(): number;
@@ -34,6 +35,8 @@ export interface GateHooks {
   onRevisionsReady?(info: { baseRoot: string; headRoot: string }): void | Promise<void>;
   onLayerStart?(name: string): void | Promise<void>;
   onLayerEnd?(summary: LayerSummary): void | Promise<void>;
+  /** A report a layer produced besides its findings (e.g. hit_report.head.json). */
+  onArtifact?(artifact: Artifact): void | Promise<void>;
 }
 
 export interface RunGateOptions {
@@ -45,6 +48,8 @@ export interface RunGateOptions {
   head?: string;
   /** The environment the gate may read, e.g. override tokens. The library never reads process.env itself. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Today's date (YYYY-MM-DD) for freeze expiry, injected by CI (CI_DATE / --today); defaults to the clock's UTC date. */
+  today?: string;
   /** Paths (absolute) to leave out of the working-tree snapshot, such as the output folder. */
   excludeFromHead?: string[];
   signal?: AbortSignal;
@@ -70,6 +75,7 @@ function errorFinding(layer: string, err: unknown): Finding {
 
 export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   const clock = options.clock ?? systemClock;
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
   const started = clock.now();
   const signal = options.signal ?? new AbortController().signal;
   const git = new Git(options.exec ?? execFile, path.resolve(options.cwd), signal);
@@ -113,11 +119,13 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       changes,
       contracts,
       env: options.env,
+      today,
       signal,
     };
 
     const findings: Finding[] = [];
     const overrides: Override[] = [];
+    const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
     const timings: Record<string, number> = {};
     for (const layer of pipeline) {
@@ -137,6 +145,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         const outcome = await layer.run(ctx);
         layerFindings = outcome.findings;
         overrides.push(...(outcome.overrides ?? []));
+        frozen.push(...(outcome.frozen ?? []));
+        for (const artifact of outcome.artifacts ?? []) await options.hooks?.onArtifact?.(artifact);
       } catch (err) {
         if (signal.aborted) throw err;
         // A layer that throws can never let the patch through.
@@ -173,6 +183,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         pipeline.map((l) => l.name),
       ),
       overrides: overrides.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      frozen,
+      today,
       timings: { totalMs: Math.round(clock.now() - started), layers: timings },
     };
   } finally {

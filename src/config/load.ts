@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createJiti } from 'jiti';
 import { ContractFileError, InputError } from '../errors.js';
+import { createModuleLoader } from '../util/module-loader.js';
 import { parseJsonDocument, parseYamlDocument, validateDocument } from './documents.js';
 import { configSchema, type PatchgateConfig } from './schema.js';
 
@@ -59,14 +58,7 @@ export async function findConfigFile(root: string, revisionLabel: string): Promi
 async function loadModule(abs: string, file: string): Promise<unknown> {
   // A fresh loader per call: the base and head may both have a config with
   // the same path inside different worktrees, and nothing may be cached across them.
-  // `patchgate` resolves to this very package: a base worktree has no node_modules of its own.
-  const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'index');
-  const jiti = createJiti(import.meta.url, {
-    moduleCache: false,
-    fsCache: false,
-    interopDefault: true,
-    alias: { patchgate: self },
-  });
+  const jiti = createModuleLoader({ cache: false });
   try {
     const mod = await jiti.import<unknown>(abs, { default: true });
     return mod;

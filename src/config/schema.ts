@@ -29,6 +29,78 @@ const canonicalFixture = z.strictObject({
   ),
 });
 
+const jsonValue = z.json();
+
+const operatorSpec = z.union([
+  z.string().min(1).describe('A built-in operator name, e.g. num.inc, str.case, arr.drop_last.'),
+  z.strictObject({ set: jsonValue }).describe('Replace the value.'),
+  z.strictObject({ add: z.number() }).describe('Add to a number.'),
+  z.strictObject({ append: jsonValue }).describe('Append to an array.'),
+]);
+
+const fixturePath = repoPath.describe('A locked JSON fixture (named in FIXTURE_LOCK.json or fixtures.canonical).');
+
+const hitsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the hits layer.'),
+    properties: z
+      .array(repoGlob)
+      .default([])
+      .describe('Globs of TypeScript/JavaScript modules exporting defineProperty() definitions.'),
+    python: z
+      .array(
+        z.strictObject({
+          module: repoPath.describe("A Python file with a PROPERTIES list (the seed's properties.py style)."),
+          fixture: fixturePath,
+          python: z.string().min(1).default('python3').describe('The Python interpreter to run.'),
+        }),
+      )
+      .default([])
+      .describe('Python property modules, run through the bundled adapter over the harness protocol.'),
+    harnesses: z
+      .array(z.strictObject({ command: z.array(z.string().min(1)).min(1), fixture: fixturePath }))
+      .default([])
+      .describe('Commands speaking the JSON-lines harness protocol (docs/harness-protocol.md), one persistent process each.'),
+    commands: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1),
+          fixture: fixturePath,
+          claims: z.array(z.string().min(1)),
+          command: z.array(z.string().min(1)).min(1),
+        }),
+      )
+      .default([])
+      .describe('Slow fallback: a command run once per mutant with PATCHGATE_FIXTURE set; exit 0 = pass.'),
+    maxDepth: z.int().min(1).max(64).default(4).describe('How deep into the fixture fields are perturbed (top-level fields are depth 1).'),
+    runs: z
+      .int()
+      .min(1)
+      .max(20)
+      .default(3)
+      .describe('Runs per revision; disagreeing runs are a flake. 3 is a convention, not a measured optimum.'),
+    timeoutMs: z.int().min(10).default(2000).describe('Per-check timeout; a check that does not return is stopped and reported.'),
+    workers: z.int().min(1).max(64).optional().describe('Worker threads for in-process properties (default: the number of cores).'),
+    operators: z
+      .array(
+        z.strictObject({
+          path: z.string().min(1),
+          replace: z.boolean().default(false).describe('Use only these operators for this path instead of adding them.'),
+          use: z.array(operatorSpec).min(1),
+        }),
+      )
+      .default([])
+      .describe("Per-field operator overrides (the seed's PERTURB table)."),
+    interactions: z
+      .array(z.tuple([z.string().min(1), z.string().min(1)]))
+      .default([])
+      .describe('Field pairs perturbed together; only these, never the full product.'),
+    ledger: repoPath.default('flake_ledger.json').describe('The cause-class flake ledger (seed 000 format).'),
+  })
+  .describe('Layer `hits`: can each property still be failed by its locked fixture, and did the hit surface shrink?');
+
+export type HitsConfig = z.output<typeof hitsSchema>;
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
@@ -72,6 +144,7 @@ export const configSchema = z
         canonical: [],
       })
       .describe('Layer `fixtures`: locked fixture bytes.'),
+    hits: hitsSchema.optional(),
   })
   .describe(
     'patchgate configuration. Read from the base revision; the head cannot change the rules it is judged by.',

@@ -48,12 +48,33 @@ export interface LayerContext {
   contracts: readonly NamedContract[];
   /** The environment the gate may read (override tokens). Head code never sees it. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The date freezes are judged against (YYYY-MM-DD), injected by CI; never read from the repository. */
+  today: string;
   signal: AbortSignal;
+}
+
+/** A flake a valid, human-owned freeze row covers: shown, never counted as a hit or a pass. */
+export interface FrozenItem {
+  layer: string;
+  covers: string;
+  cause?: string;
+  owner: string;
+  expires: string;
+  action: string;
+  source: { file: string; index: number; line?: number };
+}
+
+/** A file a layer wants written next to the scorecard (e.g. hit_report.head.json). */
+export interface Artifact {
+  name: string;
+  content: string;
 }
 
 export interface LayerOutcome {
   findings: Finding[];
   overrides?: Override[];
+  frozen?: FrozenItem[];
+  artifacts?: Artifact[];
 }
 
 export interface Layer {

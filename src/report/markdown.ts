@@ -36,6 +36,16 @@ export function renderMarkdown(card: Scorecard): string {
       );
     }
   }
+  if (card.frozen.length > 0) {
+    out.push('');
+    out.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
+    out.push('');
+    out.push('| layer | covers | cause | owner | expires | action |');
+    out.push('| --- | --- | --- | --- | --- | --- |');
+    for (const z of card.frozen) {
+      out.push(`| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`);
+    }
+  }
   if (card.overrides.length > 0) {
     out.push('');
     out.push(`**Overrides** (a human token was set; its value is never recorded):`);

@@ -1,4 +1,4 @@
-import type { Finding, Override, Severity } from '../layers/types.js';
+import type { Finding, FrozenItem, Override, Severity } from '../layers/types.js';
 import { byCodePoint } from '../util/compare.js';
 
 export const SCORECARD_SCHEMA = 'patchgate/scorecard@1';
@@ -25,6 +25,10 @@ export interface Scorecard {
   layers: LayerSummary[];
   findings: Finding[];
   overrides: Override[];
+  /** Flakes a valid human-owned freeze covers: listed, never counted as a hit or a pass. */
+  frozen: FrozenItem[];
+  /** The date freezes were judged against. */
+  today: string;
   /** The only part that may differ between two runs on the same inputs. */
   timings: { totalMs: number; layers: Record<string, number> };
 }

@@ -40,6 +40,13 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
       lines.push(c.dim(`${' '.repeat(36)}${evidenceLine(f.evidence)}`));
     }
   }
+  if (card.frozen.length > 0) {
+    lines.push('');
+    lines.push(c.cyan(`frozen (${card.frozen.length}) — not counted as hits or passes:`));
+    for (const z of card.frozen) {
+      lines.push(`  ${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`);
+    }
+  }
   if (card.overrides.length > 0) {
     lines.push('');
     lines.push(c.yellow(`overrides (${card.overrides.length}):`));

@@ -24,6 +24,18 @@ const card = (findings: Finding[]): Scorecard => ({
   overrides: [
     { layer: 'fixtures', code: 'FIXTURE_CHANGED', path: 'testdata/x', variable: 'FIXTURE_OVERRIDE' },
   ],
+  frozen: [
+    {
+      layer: 'hits',
+      covers: 'invoice_total',
+      cause: 'HASH_ORDER',
+      owner: 'payments',
+      expires: '2026-12-31',
+      action: 'sort line ids',
+      source: { file: 'flake_ledger.json', index: 0 },
+    },
+  ],
+  today: '2026-11-30',
   timings: { totalMs: 5, layers: {} },
 });
 
@@ -79,6 +91,7 @@ describe('reporters', () => {
     expect(plain).toContain('CONTRACT_TOUCHED');
     expect(plain).toContain('path=FIXTURE_LOCK.json');
     expect(plain).toContain('FIXTURE_CHANGED testdata/x via FIXTURE_OVERRIDE');
+    expect(plain).toContain('hits invoice_total cause=HASH_ORDER owner=payments expires=2026-12-31 action: sort line ids');
     // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for
     expect(plain).not.toMatch(/\u001b\[/);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for

@@ -1,0 +1,143 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseJsonDocument, validateDocument } from '../config/documents.js';
+import { InputError } from '../errors.js';
+import { type Freeze, isoDate } from './model.js';
+
+/**
+ * The cause-class flake ledger (seed 000, `flake_ledger.json`): flakes are
+ * frozen by the cause of their nondeterminism, never by test id.
+ *
+ * The schema checks only the *shape* of the file. Whether a well-formed row
+ * is acceptable (a known cause class, no `freeze_hits`, a next step, a
+ * matching digest, not expired) is decided by the ledger rules in
+ * `layers/hits/ledger-rules.ts`, so each bad row becomes its own finding with
+ * its own reason code instead of one file-level error.
+ */
+
+export const ALLOWED_CAUSES = ['CLOCK', 'HASH_ORDER', 'FLOAT_ULP', 'EXTERNAL_IO'] as const;
+export type CauseClass = (typeof ALLOWED_CAUSES)[number];
+
+export function isCauseClass(s: string): s is CauseClass {
+  return (ALLOWED_CAUSES as readonly string[]).includes(s);
+}
+
+const nonBlank = (what: string) =>
+  z.string().refine((v) => v.trim() !== '', { message: `expected ${what}, got an empty or blank string` });
+
+const dateString = z.string().superRefine((v, ctx) => {
+  if (!isoDate(v)) {
+    const why = /^\d{4}-\d{2}-\d{2}$/.test(v)
+      ? 'which is not a real calendar date'
+      : 'not in YYYY-MM-DD form';
+    ctx.addIssue({ code: 'custom', message: `expected a date such as 2026-10-04, got '${v}', ${why}` });
+  }
+});
+
+const rowSchema = z.strictObject({
+  property: nonBlank('the name of a property'),
+  // Any string: an unknown class is a rule finding (LEDGER_UNKNOWN_CAUSE), not a shape error.
+  cause_class: z.string(),
+  // Any string: a digest that does not match the lock is LEDGER_DIGEST_MISMATCH.
+  fixture_digest: z.string(),
+  owner: nonBlank('the person or team who owns the freeze'),
+  expires: dateString,
+  // May be empty here: an empty action is LEDGER_NO_ACTION.
+  action: z.string(),
+  // Required, and a boolean; `true` is LEDGER_FREEZE_HITS.
+  freeze_hits: z.boolean(),
+});
+
+export const flakeLedgerSchema = z.strictObject({
+  version: z.literal(1),
+  rules: z.array(rowSchema),
+});
+
+/** One row as written in the file. */
+export type FlakeLedgerRow = z.output<typeof rowSchema>;
+
+/** A row plus where it was read from. `line` is never written back. */
+export interface FlakeLedgerRule extends FlakeLedgerRow {
+  /** 1-based line of the row's opening brace; absent for rows not read from text. */
+  line?: number;
+}
+
+export interface FlakeLedger {
+  version: 1;
+  rules: FlakeLedgerRule[];
+}
+
+export const DEFAULT_FLAKE_LEDGER = 'flake_ledger.json';
+
+/** Parses and shape-checks a ledger; every shape problem is reported at once as CONTRACT_INVALID. */
+export function parseFlakeLedger(text: string, file: string): FlakeLedger {
+  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
+  const parsed = validateDocument(flakeLedgerSchema, doc, file, 'CONTRACT_INVALID');
+  return {
+    version: parsed.version,
+    rules: parsed.rules.map((row, i) => {
+      const line = doc.locate(['rules', i], false)?.line;
+      return line === undefined ? { ...row } : { ...row, line };
+    }),
+  };
+}
+
+/** Reads the ledger from a checkout. A missing ledger is an input error, never an empty ledger. */
+export async function readFlakeLedger(root: string, file: string, revision: string): Promise<FlakeLedger> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new InputError(
+        'CONTRACT_INVALID',
+        `the flake ledger ${file} does not exist in ${revision}; a human creates it with \`patchgate ledger add\` and commits it`,
+        { file },
+      );
+    }
+    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
+      file,
+    });
+  }
+  return parseFlakeLedger(text, file);
+}
+
+function plainRow(r: FlakeLedgerRow): FlakeLedgerRow {
+  return {
+    property: r.property,
+    cause_class: r.cause_class,
+    fixture_digest: r.fixture_digest,
+    owner: r.owner,
+    expires: r.expires,
+    action: r.action,
+    freeze_hits: r.freeze_hits,
+  };
+}
+
+/**
+ * Serializes a ledger the same way every time: rows in file order (order is
+ * meaningful: the first valid row for a property is the one that applies),
+ * fields in the seed's order, two-space indent, final newline.
+ */
+export function formatFlakeLedger(ledger: FlakeLedger): string {
+  return `${JSON.stringify({ version: 1, rules: ledger.rules.map(plainRow) }, null, 2)}\n`;
+}
+
+/** Formats one row as it appears in the file (for printing). */
+export function formatFlakeLedgerRow(row: FlakeLedgerRow): string {
+  return JSON.stringify(plainRow(row), null, 2);
+}
+
+/** The ledger row as a generic freeze. The ledger has no free-text reason: the cause class is the reason. */
+export function ledgerRowToFreeze(row: FlakeLedgerRule, index: number, file: string): Freeze {
+  return {
+    kind: 'flake-cause',
+    covers: row.property,
+    owner: row.owner,
+    cause: row.cause_class,
+    expires: row.expires,
+    action: row.action,
+    source: row.line === undefined ? { file, index } : { file, index, line: row.line },
+  };
+}

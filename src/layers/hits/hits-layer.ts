@@ -1,0 +1,108 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import type { PatchgateConfig } from '../../config/schema.js';
+import { readFlakeLedger } from '../../freeze/flake-ledger.js';
+import { scrubbedEnv } from '../../util/scrub-env.js';
+import { readDigestFile } from '../fixtures/canonical-check.js';
+import { readFixtureLock } from '../fixtures/lock-file.js';
+import type { Artifact, Layer, LayerContext, NamedContract } from '../types.js';
+import { judge } from './judge.js';
+import { applyLedgerRules } from './ledger-rules.js';
+import { parsePath } from './perturb/index.js';
+import { PropertyPool } from './pool.js';
+import { FixtureCache, scoreRevision } from './scorer.js';
+
+const LAYER = 'hits';
+
+async function exists(abs: string): Promise<boolean> {
+  return access(abs).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Locked fixtures and their digests, from the base: the tree lock and the canonical digests. */
+async function lockedFixtures(ctx: LayerContext): Promise<Map<string, string>> {
+  const { fixtures } = ctx.config;
+  const out = new Map<string, string>();
+  if (await exists(path.join(ctx.base.root, fixtures.lock))) {
+    const lock = await readFixtureLock(ctx.base.root, fixtures.lock, fixtures.roots, 'the base revision');
+    for (const [file, entry] of Object.entries(lock.files)) out.set(file, entry.sha256);
+  }
+  // The canonical digest wins: it is what seed 000's ledger rows record as fixture_digest.
+  for (const c of fixtures.canonical) out.set(c.file, await readDigestFile(ctx.base.root, c.digest, 'the base revision'));
+  return out;
+}
+
+function has(value: unknown, claim: string): boolean {
+  let node: unknown = value;
+  try {
+    for (const seg of parsePath(claim)) {
+      if (node === null || typeof node !== 'object' || !Object.hasOwn(node as object, seg)) return false;
+      node = (node as Record<string | number, unknown>)[seg];
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const hitsLayer: Layer = {
+  name: LAYER,
+  enabled: (config: PatchgateConfig) => config.hits?.enabled === true,
+  contractFiles: (config: PatchgateConfig): NamedContract[] => (config.hits ? [{ path: config.hits.ledger, role: 'hits.ledger' }] : []),
+  async run(ctx: LayerContext) {
+    const hits = ctx.config.hits;
+    if (!hits) return { findings: [] };
+    const locked = await lockedFixtures(ctx);
+    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
+    const childEnv = scrubbedEnv(ctx.env);
+    const pool = new PropertyPool({ workers: hits.workers, timeoutMs: hits.timeoutMs, env: childEnv });
+    const lockedSet = new Set(locked.keys());
+    let base: Awaited<ReturnType<typeof scoreRevision>>;
+    let head: Awaited<ReturnType<typeof scoreRevision>>;
+    try {
+      const common = { hits, pool, locked: lockedSet, childEnv, signal: ctx.signal };
+      base = await scoreRevision({ ...common, side: 'base', root: ctx.base.root });
+      head = await scoreRevision({ ...common, side: 'head', root: ctx.head.root });
+    } finally {
+      await pool.close();
+    }
+
+    // The ledger is judged against the base's properties and the base's locked fixtures.
+    const baseFixtures = new FixtureCache(ctx.base.root);
+    const fixtureValues = new Map<string, unknown>();
+    for (const p of base.properties) {
+      const fx = await baseFixtures.get(p.info.fixture);
+      if (fx.ok) fixtureValues.set(p.info.fixture, fx.value);
+    }
+    const verdict = applyLedgerRules({
+      ledger,
+      file: hits.ledger,
+      today: ctx.today,
+      properties: new Map(base.properties.map((p) => [p.info.name, { fixture: p.info.fixture, claims: p.info.claims }])),
+      fixtureDigest: (fixture) => locked.get(fixture),
+      claimLivesInLock: (fixture, claim) => has(fixtureValues.get(fixture), claim),
+    });
+    const frozen = new Map(
+      [...verdict.active].map(([property, freeze]) => [
+        property,
+        {
+          layer: LAYER,
+          covers: property,
+          ...(freeze.cause ? { cause: freeze.cause } : {}),
+          owner: freeze.owner,
+          expires: freeze.expires,
+          action: freeze.action,
+          source: freeze.source,
+        },
+      ]),
+    );
+    const judged = judge({ base, head, runs: hits.runs, frozen });
+    const artifacts: Artifact[] = [
+      { name: 'hit_report.base.json', content: `${JSON.stringify(judged.reports.base, null, 2)}\n` },
+      { name: 'hit_report.head.json', content: `${JSON.stringify(judged.reports.head, null, 2)}\n` },
+    ];
+    return { findings: [...verdict.findings, ...judged.findings], frozen: judged.frozen, artifacts };
+  },
+};

@@ -1,0 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { HitsConfig } from '../../config/schema.js';
+import { findModules } from './discover.js';
+import type { MutantOutcome, PropertyInfo, Status } from './model.js';
+import { type PerturbOptions, parsePath } from './perturb/index.js';
+import { CheckTimeoutError, type PropertyPool } from './pool.js';
+import { type ForeignSources, scoreForeign } from './foreign.js';
+
+/** One run of one property: its outcome, or why it produced none. */
+export type RunOutcome =
+  | { ok: true; baseline: Status; baselineError?: string; mutants: MutantOutcome[] }
+  | { ok: false; kind: 'timeout'; message: string; checkIndex: number }
+  | { ok: false; kind: 'crash'; message: string };
+
+export interface ScoredProperty {
+  info: PropertyInfo;
+  runs: RunOutcome[];
+}
+
+/** A property that could not be scored at all: its module failed to load, its fixture is not locked… */
+export interface SourceProblem {
+  source: string;
+  property?: string;
+  message: string;
+}
+
+export interface RevisionScore {
+  side: 'base' | 'head';
+  properties: ScoredProperty[];
+  problems: SourceProblem[];
+}
+
+export interface ScoreRevisionOptions {
+  side: 'base' | 'head';
+  root: string;
+  hits: HitsConfig;
+  pool: PropertyPool;
+  /** Repo-relative paths of fixtures the base locks (tree lock or canonical digest). */
+  locked: ReadonlySet<string>;
+  /** The scrubbed environment for head code run in child processes. */
+  childEnv: Record<string, string>;
+  signal: AbortSignal;
+}
+
+export function perturbOptions(hits: HitsConfig): PerturbOptions {
+  return {
+    maxDepth: hits.maxDepth,
+    overrides: hits.operators.map((o) => ({ path: o.path, replace: o.replace, use: o.use })),
+    interactions: hits.interactions.map(([a, b]) => [a, b] as [string, string]),
+  };
+}
+
+async function loadFixture(root: string, file: string): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  try {
+    return { ok: true, value: JSON.parse(await readFile(path.join(root, file), 'utf8')) };
+  } catch (err) {
+    return { ok: false, message: `fixture ${file} could not be read as JSON: ${(err as Error).message}` };
+  }
+}
+
+/** Fixtures are read once per revision and shared by every property that names them. */
+export class FixtureCache {
+  private readonly cache = new Map<string, Promise<{ ok: true; value: unknown } | { ok: false; message: string }>>();
+  constructor(private readonly root: string) {}
+  get(file: string) {
+    let p = this.cache.get(file);
+    if (!p) {
+      p = loadFixture(this.root, file);
+      this.cache.set(file, p);
+    }
+    return p;
+  }
+}
+
+/**
+ * Scores every property of one revision `hits.runs` times. Properties are
+ * loaded from that revision's own checkout; the fixtures too, but only
+ * fixtures the base locks may be used.
+ */
+export async function scoreRevision(opts: ScoreRevisionOptions): Promise<RevisionScore> {
+  const { hits, pool, root } = opts;
+  const problems: SourceProblem[] = [];
+  const properties: ScoredProperty[] = [];
+  const fixtures = new FixtureCache(root);
+  const perturb = perturbOptions(hits);
+  const names = new Map<string, string>();
+
+  const accept = (info: PropertyInfo): boolean => {
+    const earlier = names.get(info.name);
+    if (earlier !== undefined) {
+      problems.push({ source: info.source, property: info.name, message: `duplicate property name '${info.name}' (also defined in ${earlier})` });
+      return false;
+    }
+    names.set(info.name, info.source);
+    for (const claim of info.claims) {
+      try {
+        parsePath(claim);
+      } catch (err) {
+        problems.push({ source: info.source, property: info.name, message: `property '${info.name}' has a malformed claim: ${(err as Error).message}` });
+        return false;
+      }
+    }
+    if (!opts.locked.has(info.fixture)) {
+      problems.push({
+        source: info.source,
+        property: info.name,
+        message: `property '${info.name}' uses fixture ${info.fixture}, which is not locked (add it under fixtures.roots and run \`patchgate lock\`, or list it in fixtures.canonical)`,
+      });
+      return false;
+    }
+    return true;
+  };
+
+  // TypeScript/JavaScript properties: listed and scored inside the worker pool.
+  const modules = await findModules(root, hits.properties);
+  if (modules.length > 0) {
+    const listed = await pool.list(modules.map((m) => path.join(root, m)));
+    const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
+    for (const e of listed.errors) problems.push({ source: rel(e.module), message: `${rel(e.module)}: ${e.message}` });
+    const tasks: Promise<void>[] = [];
+    for (const p of listed.properties) {
+      const info: PropertyInfo = { name: p.name, fixture: p.fixture, claims: p.claims, source: rel(p.module) };
+      if (!accept(info)) continue;
+      const fixture = await fixtures.get(info.fixture);
+      if (!fixture.ok) {
+        problems.push({ source: info.source, property: info.name, message: fixture.message });
+        continue;
+      }
+      const scored: ScoredProperty = { info, runs: [] };
+      properties.push(scored);
+      tasks.push(
+        (async () => {
+          for (let run = 0; run < hits.runs; run++) {
+            scored.runs.push(await scoreOnce(pool, p.module, p.name, fixture.value, perturb));
+          }
+        })(),
+      );
+    }
+    await Promise.all(tasks);
+  }
+
+  // Everything else: harness processes and per-mutant commands, driven from here.
+  const foreign: ForeignSources = { python: hits.python, harnesses: hits.harnesses, commands: hits.commands };
+  const scoredForeign = await scoreForeign({ root, sources: foreign, runs: hits.runs, perturb, fixtures, timeoutMs: hits.timeoutMs, env: opts.childEnv, signal: opts.signal, accept });
+  problems.push(...scoredForeign.problems);
+  properties.push(...scoredForeign.properties);
+
+  properties.sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
+  return { side: opts.side, properties, problems };
+}
+
+async function scoreOnce(pool: PropertyPool, module: string, name: string, fixture: unknown, perturb: PerturbOptions): Promise<RunOutcome> {
+  try {
+    const r = await pool.score({ module, name, fixture, perturb });
+    return { ok: true, baseline: r.baseline, ...(r.baselineError ? { baselineError: r.baselineError } : {}), mutants: r.mutants };
+  } catch (err) {
+    if (err instanceof CheckTimeoutError) return { ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex };
+    return { ok: false, kind: 'crash', message: (err as Error).message };
+  }
+}

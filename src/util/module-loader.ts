@@ -1,0 +1,18 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createJiti, type Jiti } from 'jiti';
+
+/**
+ * Loads TypeScript and JavaScript modules without a build step. `patchgate`
+ * resolves to this very package: a temporary worktree has no node_modules of
+ * its own, yet its config and property modules import from us.
+ */
+export function createModuleLoader(options: { cache: boolean }): Jiti {
+  const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'index');
+  return createJiti(import.meta.url, {
+    moduleCache: options.cache,
+    fsCache: false,
+    interopDefault: true,
+    alias: { patchgate: self },
+  });
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { canonicalDigest } from '../../src/json/python-dumps.js';
+import type { GitDir } from '../helpers/gitdir.js';
+import { runCli } from '../helpers/gitdir.js';
+import { hitsRepo, seedInvoice, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
+
+type Card = {
+  verdict: string;
+  errorKind?: string;
+  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
+  frozen: Record<string, unknown>[];
+  layers: { name: string; status: string }[];
+};
+
+async function check(repo: GitDir, args: string[] = [], env: Record<string, string> = {}) {
+  const r = await runCli(['check', '--base', 'main', '--today', '2026-11-30', ...args], { cwd: repo.dir, env });
+  const card = JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8')) as Card;
+  return { ...r, card, codes: card.findings.filter((f) => f.severity !== 'warn').map((f) => f.code) };
+}
+
+const TS = { properties: ['properties/*.ts'], maxDepth: 3 };
+const prop = (name: string, claims: string[], body: string, fixture = 'fixtures/lock.json') => `import { defineProperty } from 'patchgate';
+export default defineProperty<any>({
+  name: ${JSON.stringify(name)},
+  fixture: ${JSON.stringify(fixture)},
+  claims: ${JSON.stringify(claims)},
+  check(fx) { ${body} },
+});
+`;
+
+describe('hits layer (built CLI, real git repos, worker pool)', () => {
+  it('accepts a patch that keeps a well-coupled property, and writes both hit reports', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'src/other.ts': 'export const x = 1;\n' });
+    const r = await check(repo);
+    expect(r.stderr).toBe('');
+    expect(r.card.verdict).toBe('accept');
+    expect(r.card.layers.map((l) => `${l.name}:${l.status}`)).toContain('hits:pass');
+    const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
+    expect(head[0].hits).toEqual(expect.arrayContaining(['currency', 'lines', 'lines[0].qty', 'total_cents']));
+    expect(head[0].false_claims).toEqual([]);
+  });
+
+  it('rejects a check weakened to never fail with ZERO_HIT and a FALSE_CLAIM per claimed field', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/invoice.ts': prop('invoice_total_matches_lines', ['lines', 'total_cents', 'currency'], 'return true;') });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    expect(r.codes).toEqual(expect.arrayContaining(['ZERO_HIT', 'FALSE_CLAIM', 'HIT_SURFACE_SHRANK']));
+    const falseClaims = r.card.findings.filter((f) => f.code === 'FALSE_CLAIM').map((f) => f.evidence.field);
+    expect(falseClaims.sort()).toEqual(['currency', 'lines', 'total_cents']);
+  });
+
+  it('rejects a shrunken hit surface and names the lost paths and operators', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({
+      'properties/invoice.ts': prop(
+        'invoice_total_matches_lines',
+        ['lines', 'total_cents', 'currency'],
+        "if (fx.currency !== 'USD') throw new Error('currency'); if (typeof fx.total_cents !== 'number') throw new Error('total');",
+      ),
+    });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    const shrank = r.card.findings.find((f) => f.code === 'HIT_SURFACE_SHRANK');
+    expect(shrank?.evidence.property).toBe('invoice_total_matches_lines');
+    expect(shrank?.evidence.lostPaths).toEqual(expect.arrayContaining(['lines', 'lines[0].qty']));
+    expect(shrank?.evidence.lostOperators).toHaveProperty(['total_cents']);
+  });
+
+  it('rejects a property that fails on its own locked fixture with BASELINE_FAIL and its message', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': prop('always_wrong', ['total_cents'], "if (fx.total_cents !== 1) throw new Error('expected 1 cent');") });
+    const r = await check(repo);
+    expect(r.codes).toContain('BASELINE_FAIL');
+    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toBe('Error: expected 1 cent');
+  });
+
+  it('rejects a removed property (PROPERTY_SET_CHANGED) and records a new one without credit', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/invoice.ts': null, 'properties/renamed.ts': TS_INVOICE_PROPERTY.replace('invoice_total_matches_lines', 'renamed_total') });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    const changes = r.card.findings.filter((f) => f.code === 'PROPERTY_SET_CHANGED').map((f) => [f.evidence.property, f.evidence.change, f.severity]);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        ['invoice_total_matches_lines', 'removed', 'reject'],
+        ['renamed_total', 'added', 'warn'],
+      ]),
+    );
+  });
+
+  it('rejects a random check as FLAKE_UNCLASSIFIED with the runs that disagreed', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/random.ts': prop('coin_flip', ['lines'], 'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");') });
+    const r = await check(repo);
+    const flake = r.card.findings.find((f) => f.code === 'FLAKE_UNCLASSIFIED');
+    expect(flake?.severity).toBe('reject');
+    expect(flake?.evidence.runs).toBe(3);
+    expect((flake?.evidence.disagreements as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('shows a flake a valid ledger row covers as frozen, and rejects the broken rows of the ledger', async () => {
+    const digest = canonicalDigest(seedInvoice());
+    const ledger = {
+      version: 1,
+      rules: [
+        { property: 'coin_flip', cause_class: 'HASH_ORDER', fixture_digest: digest, owner: 'payments', expires: '2026-12-31', action: 'sort the lines before comparing', freeze_hits: false },
+        { property: 'invoice_total_matches_lines', cause_class: 'MOON_PHASE', fixture_digest: digest, owner: 'x', expires: '2026-12-31', action: 'a', freeze_hits: false },
+      ],
+    };
+    const repo = hitsRepo(TS, {
+      'properties/invoice.ts': TS_INVOICE_PROPERTY,
+      'properties/random.ts': prop('coin_flip', ['lines'], 'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");'),
+      'flake_ledger.json': JSON.stringify(ledger, null, 2),
+    });
+    const r = await check(repo);
+    expect(r.card.frozen).toEqual([
+      expect.objectContaining({ layer: 'hits', covers: 'coin_flip', cause: 'HASH_ORDER', owner: 'payments', expires: '2026-12-31' }),
+    ]);
+    expect(r.codes).not.toContain('FLAKE_UNCLASSIFIED');
+    expect(r.codes).toContain('LEDGER_UNKNOWN_CAUSE');
+    // The same row, expired, no longer freezes: the property runs unfrozen and its flake rejects.
+    const later = await check(repo, ['--today', '2027-01-05']);
+    expect(later.codes).toEqual(expect.arrayContaining(['LEDGER_EXPIRED', 'FLAKE_UNCLASSIFIED']));
+    expect(later.card.frozen).toEqual([]);
+  });
+
+  it('stops a check that hangs and reports CHECK_TIMEOUT instead of waiting forever', async () => {
+    const repo = hitsRepo({ ...TS, timeoutMs: 300 }, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/hang.ts': prop('hangs_on_big_totals', ['total_cents'], 'if (fx.total_cents > 1500) { for (;;) {} }') });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    const t = r.card.findings.find((f) => f.code === 'CHECK_TIMEOUT');
+    expect(t?.evidence.property).toBe('hangs_on_big_totals');
+  });
+
+  it('turns a worker that crashes into verdict error, never accept', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/crash.ts': prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);') });
+    const r = await check(repo);
+    expect(r.card.verdict).toBe('error');
+    expect(r.card.errorKind).toBe('internal');
+    expect(r.code).toBe(3);
+    expect(r.card.findings.find((f) => f.code === 'INTERNAL_ERROR')?.evidence.property).toBe('exits');
+  });
+
+  it('fails a check that mutates its frozen fixture', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/mutates.ts': prop('mutates', ['total_cents'], 'fx.total_cents = 0;') });
+    const r = await check(repo);
+    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toMatch(/TypeError: Cannot assign to read only property/);
+  });
+
+  it.each([
+    ['a module that fails to load', { 'properties/broken.ts': 'throw new Error("boom at import");' }, /properties\/broken\.ts: failed to load: Error: boom at import/],
+    ['a duplicate property name', { 'properties/dup.ts': TS_INVOICE_PROPERTY }, /duplicate property name 'invoice_total_matches_lines'/],
+    ['a fixture that is not locked', { 'properties/unlocked.ts': prop('unlocked', ['a'], 'return true;', 'src/data.json'), 'src/data.json': '{"a":1}' }, /uses fixture src\/data\.json, which is not locked/],
+  ])('reports %s as a clear error (verdict error)', async (_what, files, message) => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write(files);
+    const r = await check(repo);
+    expect(r.card.verdict).toBe('error');
+    expect(r.code).toBe(2);
+    expect(r.card.findings.find((f) => f.severity === 'error')?.message).toMatch(message);
+  });
+
+  it('keeps the override token and CI secrets away from property code', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    repo.write({ 'properties/env.ts': prop('sees_no_secrets', ['total_cents'], "if (process.env.FIXTURE_OVERRIDE || process.env.CI_SECRET) throw new Error('leak'); if (fx.total_cents !== 1500) throw new Error('t');") });
+    const r = await check(repo, [], { FIXTURE_OVERRIDE: 'tok', CI_SECRET: 'sss' });
+    expect(r.codes).toEqual([]);
+    const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
+    expect(head.find((row: { property: string }) => row.property === 'sees_no_secrets')).toMatchObject({ baseline: 'pass', hits: ['total_cents'] });
+  });
+});
