@@ -16,9 +16,24 @@ export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
 export { digestTree } from './layers/fixtures/digest-tree.js';
 export { relockFixtures } from './layers/fixtures/relock.js';
-export { type BrandedProperty, definitionsOf, defineProperty, isPropertyDefinition, type PropertyDefinition } from './layers/hits/define-property.js';
+export {
+  type BrandedProperty,
+  defineProperty,
+  definitionsOf,
+  isPropertyDefinition,
+  type PropertyDefinition,
+} from './layers/hits/define-property.js';
 export type { HitReportRow, PropertyInfo, Status } from './layers/hits/model.js';
-export type { Artifact, Evidence, Finding, FrozenItem, Layer, LayerContext, Override, Severity } from './layers/types.js';
+export type {
+  Artifact,
+  Evidence,
+  Finding,
+  FrozenItem,
+  Layer,
+  LayerContext,
+  Override,
+  Severity,
+} from './layers/types.js';
 export { type Clock, type GateHooks, LAYERS, type RunGateOptions, runGate } from './pipeline.js';
 export { renderMarkdown } from './report/markdown.js';
 export type { LayerStatus, LayerSummary, Scorecard, Verdict } from './report/scorecard.js';

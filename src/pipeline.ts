@@ -8,7 +8,15 @@ import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
-import type { Artifact, Finding, FrozenItem, Layer, LayerContext, NamedContract, Override } from './layers/types.js';
+import type {
+  Artifact,
+  Finding,
+  FrozenItem,
+  Layer,
+  LayerContext,
+  NamedContract,
+  Override,
+} from './layers/types.js';
 import {
   type LayerSummary,
   layerStatus,

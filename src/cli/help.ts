@@ -1,9 +1,11 @@
 export const HELP = `patchgate — a merge gate for patches written by coding agents
 
 Usage:
-  patchgate check --base REV [--head REV] [--out DIR] [--json]
+  patchgate check --base REV [--head REV] [--out DIR] [--json] [--today YYYY-MM-DD]
   patchgate init [--format json|yaml|ts] [--root DIR]... [--owner NAME] [--force]
   patchgate lock [--owner NAME] [--dry-run]          (human-only: re-record fixture digests)
+  patchgate ledger add --property NAME --cause CLASS --owner WHO --expires YYYY-MM-DD --action TEXT
+                                                     (human-only: freeze a classified flake)
   patchgate explain CODE
   patchgate --help | --version
 
@@ -14,8 +16,11 @@ check     Judge the head (default: the working tree, with uncommitted and
 init      Write patchgate.config.* and FIXTURE_LOCK.json for this repository.
 lock      Rewrite FIXTURE_LOCK.json (and canonical digest files) from the
           working tree and print what changed. Commit it on its own.
+ledger    Append a validated row to the cause-class flake ledger (hits.ledger).
+          The fixture digest is taken from the base lock for the property's fixture.
 explain   Print what a reason code means.
 
 Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error.
-Environment: NO_COLOR disables colour; GITHUB_STEP_SUMMARY receives summary.md.
+Environment: NO_COLOR disables colour; GITHUB_STEP_SUMMARY receives summary.md;
+CI_DATE (or --today) is the date freezes expire against, never read from the repo.
 `;

@@ -4,10 +4,12 @@ import type { GateHooks } from '../pipeline.js';
 import { checkCommand } from './commands/check.js';
 import { explainCommand } from './commands/explain.js';
 import { initCommand } from './commands/init.js';
+import { ledgerCommand } from './commands/ledger.js';
 import { lockCommand } from './commands/lock.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { HELP } from './help.js';
 import type { CliIO } from './io.js';
+import { resolvePropertyDigest } from './property-digest.js';
 import { usage } from './usage.js';
 
 function version(): string {
@@ -38,6 +40,10 @@ export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
         return await initCommand(rest, io);
       case 'lock':
         return await lockCommand(rest, io);
+      case 'ledger':
+        return await ledgerCommand(rest, io, {
+          resolveDigest: (property) => resolvePropertyDigest(io, property),
+        });
       case 'explain':
         return await explainCommand(rest, io);
       default:

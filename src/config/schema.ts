@@ -38,7 +38,9 @@ const operatorSpec = z.union([
   z.strictObject({ append: jsonValue }).describe('Append to an array.'),
 ]);
 
-const fixturePath = repoPath.describe('A locked JSON fixture (named in FIXTURE_LOCK.json or fixtures.canonical).');
+const fixturePath = repoPath.describe(
+  'A locked JSON fixture (named in FIXTURE_LOCK.json or fixtures.canonical).',
+);
 
 const hitsSchema = z
   .strictObject({
@@ -60,7 +62,9 @@ const hitsSchema = z
     harnesses: z
       .array(z.strictObject({ command: z.array(z.string().min(1)).min(1), fixture: fixturePath }))
       .default([])
-      .describe('Commands speaking the JSON-lines harness protocol (docs/harness-protocol.md), one persistent process each.'),
+      .describe(
+        'Commands speaking the JSON-lines harness protocol (docs/harness-protocol.md), one persistent process each.',
+      ),
     commands: z
       .array(
         z.strictObject({
@@ -72,20 +76,39 @@ const hitsSchema = z
       )
       .default([])
       .describe('Slow fallback: a command run once per mutant with PATCHGATE_FIXTURE set; exit 0 = pass.'),
-    maxDepth: z.int().min(1).max(64).default(4).describe('How deep into the fixture fields are perturbed (top-level fields are depth 1).'),
+    maxDepth: z
+      .int()
+      .min(1)
+      .max(64)
+      .default(4)
+      .describe('How deep into the fixture fields are perturbed (top-level fields are depth 1).'),
     runs: z
       .int()
       .min(1)
       .max(20)
       .default(3)
-      .describe('Runs per revision; disagreeing runs are a flake. 3 is a convention, not a measured optimum.'),
-    timeoutMs: z.int().min(10).default(2000).describe('Per-check timeout; a check that does not return is stopped and reported.'),
-    workers: z.int().min(1).max(64).optional().describe('Worker threads for in-process properties (default: the number of cores).'),
+      .describe(
+        'Runs per revision; disagreeing runs are a flake. 3 is a convention, not a measured optimum.',
+      ),
+    timeoutMs: z
+      .int()
+      .min(10)
+      .default(2000)
+      .describe('Per-check timeout; a check that does not return is stopped and reported.'),
+    workers: z
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Worker threads for in-process properties (default: the number of cores).'),
     operators: z
       .array(
         z.strictObject({
           path: z.string().min(1),
-          replace: z.boolean().default(false).describe('Use only these operators for this path instead of adding them.'),
+          replace: z
+            .boolean()
+            .default(false)
+            .describe('Use only these operators for this path instead of adding them.'),
           use: z.array(operatorSpec).min(1),
         }),
       )
@@ -97,7 +120,9 @@ const hitsSchema = z
       .describe('Field pairs perturbed together; only these, never the full product.'),
     ledger: repoPath.default('flake_ledger.json').describe('The cause-class flake ledger (seed 000 format).'),
   })
-  .describe('Layer `hits`: can each property still be failed by its locked fixture, and did the hit surface shrink?');
+  .describe(
+    'Layer `hits`: can each property still be failed by its locked fixture, and did the hit surface shrink?',
+  );
 
 export type HitsConfig = z.output<typeof hitsSchema>;
 

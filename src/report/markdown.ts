@@ -43,7 +43,9 @@ export function renderMarkdown(card: Scorecard): string {
     out.push('| layer | covers | cause | owner | expires | action |');
     out.push('| --- | --- | --- | --- | --- | --- |');
     for (const z of card.frozen) {
-      out.push(`| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`);
+      out.push(
+        `| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`,
+      );
     }
   }
   if (card.overrides.length > 0) {

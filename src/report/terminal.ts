@@ -44,7 +44,9 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
     lines.push('');
     lines.push(c.cyan(`frozen (${card.frozen.length}) — not counted as hits or passes:`));
     for (const z of card.frozen) {
-      lines.push(`  ${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`);
+      lines.push(
+        `  ${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
+      );
     }
   }
   if (card.overrides.length > 0) {

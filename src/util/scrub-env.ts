@@ -3,7 +3,20 @@
  * temp space, nothing else. Override tokens, CI secrets and cloud
  * credentials never reach a property, a harness or a test command.
  */
-const PASS_THROUGH = ['PATH', 'HOME', 'TMPDIR', 'TEMP', 'TMP', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'SYSTEMROOT', 'PYENV_ROOT', 'PYENV_VERSION'];
+const PASS_THROUGH = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'SYSTEMROOT',
+  'PYENV_ROOT',
+  'PYENV_VERSION',
+];
 
 export function scrubbedEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};

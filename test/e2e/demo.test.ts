@@ -12,6 +12,7 @@ const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('he
 
 interface Finding {
   code: string;
+  severity: string;
   evidence: Record<string, unknown>;
 }
 interface Card {
@@ -48,7 +49,7 @@ async function check(repo: GitDir) {
     env: { FIXTURE_OVERRIDE: undefined },
   });
   const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
-  return { ...r, card, codes: card.findings.map((f) => f.code) };
+  return { ...r, card, codes: card.findings.filter((f) => f.severity !== 'warn').map((f) => f.code) };
 }
 
 function runDemo(env: Record<string, string>) {
@@ -78,7 +79,11 @@ describe('examples/invoice', { timeout: 30_000 }, () => {
     const { code, card } = await check(patchedRepo('01-benign'));
     expect(card.verdict).toBe('accept');
     expect(card.findings).toEqual([]);
-    expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual(['contracts:pass', 'fixtures:pass']);
+    expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual([
+      'contracts:pass',
+      'fixtures:pass',
+      'hits:pass',
+    ]);
     expect(code).toBe(0);
   });
 
@@ -121,6 +126,32 @@ describe('examples/invoice', { timeout: 30_000 }, () => {
   });
 });
 
+describe('examples/invoice hits patches', { timeout: 60_000 }, () => {
+  it('04-total-ignores-lines: rejects the lost hit surface, naming the lost paths', async () => {
+    const { code, card } = await check(patchedRepo('04-total-ignores-lines'));
+    expect(code).toBe(1);
+    const shrank = card.findings.find((f) => f.code === 'HIT_SURFACE_SHRANK');
+    expect(shrank?.evidence).toMatchObject({ property: 'invoice_total_matches_lines' });
+    expect(shrank?.evidence.lostPaths).toEqual(expect.arrayContaining(['lines', 'total_cents']));
+  });
+
+  it('05-check-never-fails: rejects the weakened check with ZERO_HIT', async () => {
+    const { code, card } = await check(patchedRepo('05-check-never-fails'));
+    expect(code).toBe(1);
+    expect(card.findings.find((f) => f.code === 'ZERO_HIT')?.evidence).toMatchObject({
+      property: 'invoice_total_matches_lines',
+    });
+  });
+
+  it('06-random-check: rejects the random check with FLAKE_UNCLASSIFIED', async () => {
+    const { code, card } = await check(patchedRepo('06-random-check'));
+    expect(code).toBe(1);
+    expect(card.findings.find((f) => f.code === 'FLAKE_UNCLASSIFIED')?.evidence).toMatchObject({
+      property: 'invoice_lines_are_positive',
+    });
+  });
+});
+
 describe('npm run demo (scripts/demo.mjs)', () => {
   it('judges every sample patch as its header expects, leaves reports and cleans its temp repos up', async () => {
     const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('pg-demo-')));
@@ -130,19 +161,28 @@ describe('npm run demo (scripts/demo.mjs)', () => {
     expect(r.code).toBe(0);
 
     const summary = r.stdout.slice(r.stdout.lastIndexOf('\nsummary\n'));
-    const verdicts = ['01-benign', '02-rewrite-golden', '03-rewrite-golden-and-lock'].map((name) => {
+    const names = [
+      '01-benign',
+      '02-rewrite-golden',
+      '03-rewrite-golden-and-lock',
+      '04-total-ignores-lines',
+      '05-check-never-fails',
+      '06-random-check',
+    ];
+    const verdicts = names.map((name) => {
       const row = summary.split('\n').find((l) => l.startsWith(`${name} `));
       const cells = (row ?? '').split(/ {2,}/);
       expect(cells.at(-1), row).toBe('ok');
       return cells[2]?.split(' ')[0];
     });
-    expect(verdicts).toEqual(['accept', 'reject', 'reject']);
-    expect(summary).toContain('all 3 verdicts as expected');
+    expect(verdicts).toEqual(['accept', 'reject', 'reject', 'reject', 'reject', 'reject']);
+    expect(summary).toContain('all 6 verdicts as expected');
 
     for (const [name, verdict] of [
       ['01-benign', 'accept'],
       ['02-rewrite-golden', 'reject'],
       ['03-rewrite-golden-and-lock', 'reject'],
+      ['06-random-check', 'reject'],
     ] as const) {
       const dir = path.join(root, '.patchgate/demo', name);
       expect((JSON.parse(readFileSync(path.join(dir, 'scorecard.json'), 'utf8')) as Card).verdict).toBe(

@@ -15,13 +15,21 @@ type Card = {
 };
 
 async function check(repo: GitDir, args: string[] = [], env: Record<string, string> = {}) {
-  const r = await runCli(['check', '--base', 'main', '--today', '2026-11-30', ...args], { cwd: repo.dir, env });
+  const r = await runCli(['check', '--base', 'main', '--today', '2026-11-30', ...args], {
+    cwd: repo.dir,
+    env,
+  });
   const card = JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8')) as Card;
   return { ...r, card, codes: card.findings.filter((f) => f.severity !== 'warn').map((f) => f.code) };
 }
 
 const TS = { properties: ['properties/*.ts'], maxDepth: 3 };
-const prop = (name: string, claims: string[], body: string, fixture = 'fixtures/lock.json') => `import { defineProperty } from 'patchgate';
+const prop = (
+  name: string,
+  claims: string[],
+  body: string,
+  fixture = 'fixtures/lock.json',
+) => `import { defineProperty } from 'patchgate';
 export default defineProperty<any>({
   name: ${JSON.stringify(name)},
   fixture: ${JSON.stringify(fixture)},
@@ -39,13 +47,21 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     expect(r.card.verdict).toBe('accept');
     expect(r.card.layers.map((l) => `${l.name}:${l.status}`)).toContain('hits:pass');
     const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
-    expect(head[0].hits).toEqual(expect.arrayContaining(['currency', 'lines', 'lines[0].qty', 'total_cents']));
+    expect(head[0].hits).toEqual(
+      expect.arrayContaining(['currency', 'lines', 'lines[0].qty', 'total_cents']),
+    );
     expect(head[0].false_claims).toEqual([]);
   });
 
   it('rejects a check weakened to never fail with ZERO_HIT and a FALSE_CLAIM per claimed field', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/invoice.ts': prop('invoice_total_matches_lines', ['lines', 'total_cents', 'currency'], 'return true;') });
+    repo.write({
+      'properties/invoice.ts': prop(
+        'invoice_total_matches_lines',
+        ['lines', 'total_cents', 'currency'],
+        'return true;',
+      ),
+    });
     const r = await check(repo);
     expect(r.code).toBe(1);
     expect(r.codes).toEqual(expect.arrayContaining(['ZERO_HIT', 'FALSE_CLAIM', 'HIT_SURFACE_SHRANK']));
@@ -71,18 +87,31 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
   });
 
   it('rejects a property that fails on its own locked fixture with BASELINE_FAIL and its message', async () => {
-    const repo = hitsRepo(TS, { 'properties/invoice.ts': prop('always_wrong', ['total_cents'], "if (fx.total_cents !== 1) throw new Error('expected 1 cent');") });
+    const repo = hitsRepo(TS, {
+      'properties/invoice.ts': prop(
+        'always_wrong',
+        ['total_cents'],
+        "if (fx.total_cents !== 1) throw new Error('expected 1 cent');",
+      ),
+    });
     const r = await check(repo);
     expect(r.codes).toContain('BASELINE_FAIL');
-    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toBe('Error: expected 1 cent');
+    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toBe(
+      'Error: expected 1 cent',
+    );
   });
 
   it('rejects a removed property (PROPERTY_SET_CHANGED) and records a new one without credit', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/invoice.ts': null, 'properties/renamed.ts': TS_INVOICE_PROPERTY.replace('invoice_total_matches_lines', 'renamed_total') });
+    repo.write({
+      'properties/invoice.ts': null,
+      'properties/renamed.ts': TS_INVOICE_PROPERTY.replace('invoice_total_matches_lines', 'renamed_total'),
+    });
     const r = await check(repo);
     expect(r.code).toBe(1);
-    const changes = r.card.findings.filter((f) => f.code === 'PROPERTY_SET_CHANGED').map((f) => [f.evidence.property, f.evidence.change, f.severity]);
+    const changes = r.card.findings
+      .filter((f) => f.code === 'PROPERTY_SET_CHANGED')
+      .map((f) => [f.evidence.property, f.evidence.change, f.severity]);
     expect(changes).toEqual(
       expect.arrayContaining([
         ['invoice_total_matches_lines', 'removed', 'reject'],
@@ -93,7 +122,13 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
 
   it('rejects a random check as FLAKE_UNCLASSIFIED with the runs that disagreed', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/random.ts': prop('coin_flip', ['lines'], 'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");') });
+    repo.write({
+      'properties/random.ts': prop(
+        'coin_flip',
+        ['lines'],
+        'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");',
+      ),
+    });
     const r = await check(repo);
     const flake = r.card.findings.find((f) => f.code === 'FLAKE_UNCLASSIFIED');
     expect(flake?.severity).toBe('reject');
@@ -106,18 +141,44 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     const ledger = {
       version: 1,
       rules: [
-        { property: 'coin_flip', cause_class: 'HASH_ORDER', fixture_digest: digest, owner: 'payments', expires: '2026-12-31', action: 'sort the lines before comparing', freeze_hits: false },
-        { property: 'invoice_total_matches_lines', cause_class: 'MOON_PHASE', fixture_digest: digest, owner: 'x', expires: '2026-12-31', action: 'a', freeze_hits: false },
+        {
+          property: 'coin_flip',
+          cause_class: 'HASH_ORDER',
+          fixture_digest: digest,
+          owner: 'payments',
+          expires: '2026-12-31',
+          action: 'sort the lines before comparing',
+          freeze_hits: false,
+        },
+        {
+          property: 'invoice_total_matches_lines',
+          cause_class: 'MOON_PHASE',
+          fixture_digest: digest,
+          owner: 'x',
+          expires: '2026-12-31',
+          action: 'a',
+          freeze_hits: false,
+        },
       ],
     };
     const repo = hitsRepo(TS, {
       'properties/invoice.ts': TS_INVOICE_PROPERTY,
-      'properties/random.ts': prop('coin_flip', ['lines'], 'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");'),
+      'properties/random.ts': prop(
+        'coin_flip',
+        ['lines'],
+        'if (fx.lines.length !== 2 && Math.random() < 0.5) throw new Error("x");',
+      ),
       'flake_ledger.json': JSON.stringify(ledger, null, 2),
     });
     const r = await check(repo);
     expect(r.card.frozen).toEqual([
-      expect.objectContaining({ layer: 'hits', covers: 'coin_flip', cause: 'HASH_ORDER', owner: 'payments', expires: '2026-12-31' }),
+      expect.objectContaining({
+        layer: 'hits',
+        covers: 'coin_flip',
+        cause: 'HASH_ORDER',
+        owner: 'payments',
+        expires: '2026-12-31',
+      }),
     ]);
     expect(r.codes).not.toContain('FLAKE_UNCLASSIFIED');
     expect(r.codes).toContain('LEDGER_UNKNOWN_CAUSE');
@@ -129,7 +190,13 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
 
   it('stops a check that hangs and reports CHECK_TIMEOUT instead of waiting forever', async () => {
     const repo = hitsRepo({ ...TS, timeoutMs: 300 }, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/hang.ts': prop('hangs_on_big_totals', ['total_cents'], 'if (fx.total_cents > 1500) { for (;;) {} }') });
+    repo.write({
+      'properties/hang.ts': prop(
+        'hangs_on_big_totals',
+        ['total_cents'],
+        'if (fx.total_cents > 1500) { for (;;) {} }',
+      ),
+    });
     const r = await check(repo);
     expect(r.code).toBe(1);
     const t = r.card.findings.find((f) => f.code === 'CHECK_TIMEOUT');
@@ -138,7 +205,9 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
 
   it('turns a worker that crashes into verdict error, never accept', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/crash.ts': prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);') });
+    repo.write({
+      'properties/crash.ts': prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);'),
+    });
     const r = await check(repo);
     expect(r.card.verdict).toBe('error');
     expect(r.card.errorKind).toBe('internal');
@@ -150,13 +219,30 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
     repo.write({ 'properties/mutates.ts': prop('mutates', ['total_cents'], 'fx.total_cents = 0;') });
     const r = await check(repo);
-    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toMatch(/TypeError: Cannot assign to read only property/);
+    expect(r.card.findings.find((f) => f.code === 'BASELINE_FAIL')?.evidence.error).toMatch(
+      /TypeError: Cannot assign to read only property/,
+    );
   });
 
   it.each([
-    ['a module that fails to load', { 'properties/broken.ts': 'throw new Error("boom at import");' }, /properties\/broken\.ts: failed to load: Error: boom at import/],
-    ['a duplicate property name', { 'properties/dup.ts': TS_INVOICE_PROPERTY }, /duplicate property name 'invoice_total_matches_lines'/],
-    ['a fixture that is not locked', { 'properties/unlocked.ts': prop('unlocked', ['a'], 'return true;', 'src/data.json'), 'src/data.json': '{"a":1}' }, /uses fixture src\/data\.json, which is not locked/],
+    [
+      'a module that fails to load',
+      { 'properties/broken.ts': 'throw new Error("boom at import");' },
+      /properties\/broken\.ts: failed to load: Error: boom at import/,
+    ],
+    [
+      'a duplicate property name',
+      { 'properties/dup.ts': TS_INVOICE_PROPERTY },
+      /duplicate property name 'invoice_total_matches_lines'/,
+    ],
+    [
+      'a fixture that is not locked',
+      {
+        'properties/unlocked.ts': prop('unlocked', ['a'], 'return true;', 'src/data.json'),
+        'src/data.json': '{"a":1}',
+      },
+      /uses fixture src\/data\.json, which is not locked/,
+    ],
   ])('reports %s as a clear error (verdict error)', async (_what, files, message) => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
     repo.write(files);
@@ -168,10 +254,92 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
 
   it('keeps the override token and CI secrets away from property code', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
-    repo.write({ 'properties/env.ts': prop('sees_no_secrets', ['total_cents'], "if (process.env.FIXTURE_OVERRIDE || process.env.CI_SECRET) throw new Error('leak'); if (fx.total_cents !== 1500) throw new Error('t');") });
+    repo.write({
+      'properties/env.ts': prop(
+        'sees_no_secrets',
+        ['total_cents'],
+        "if (process.env.FIXTURE_OVERRIDE || process.env.CI_SECRET) throw new Error('leak'); if (fx.total_cents !== 1500) throw new Error('t');",
+      ),
+    });
     const r = await check(repo, [], { FIXTURE_OVERRIDE: 'tok', CI_SECRET: 'sss' });
     expect(r.codes).toEqual([]);
     const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
-    expect(head.find((row: { property: string }) => row.property === 'sees_no_secrets')).toMatchObject({ baseline: 'pass', hits: ['total_cents'] });
+    expect(head.find((row: { property: string }) => row.property === 'sees_no_secrets')).toMatchObject({
+      baseline: 'pass',
+      hits: ['total_cents'],
+    });
+  });
+});
+
+describe('patchgate ledger add (human-only)', () => {
+  it("writes a validated row whose fixture_digest is the lock's digest for the property's fixture", async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    const args = [
+      'ledger',
+      'add',
+      '--property',
+      'invoice_total_matches_lines',
+      '--cause',
+      'HASH_ORDER',
+      '--owner',
+      'payments',
+    ];
+    const r = await runCli(
+      [
+        ...args,
+        '--expires',
+        '2026-12-31',
+        '--action',
+        'sort line ids in the property',
+        '--today',
+        '2026-11-30',
+      ],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const ledger = JSON.parse(readFileSync(repo.path('flake_ledger.json'), 'utf8'));
+    expect(ledger.rules).toEqual([
+      {
+        property: 'invoice_total_matches_lines',
+        cause_class: 'HASH_ORDER',
+        fixture_digest: canonicalDigest(seedInvoice()),
+        owner: 'payments',
+        expires: '2026-12-31',
+        action: 'sort line ids in the property',
+        freeze_hits: false,
+      },
+    ]);
+    const unknown = await runCli(
+      [
+        'ledger',
+        'add',
+        '--property',
+        'nope',
+        '--cause',
+        'CLOCK',
+        '--owner',
+        'x',
+        '--expires',
+        '2026-12-31',
+        '--action',
+        'y',
+      ],
+      {
+        cwd: repo.dir,
+        env: { CI_DATE: '2026-11-30' },
+      },
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('nope');
+  });
+
+  it('refuses a --today that is not a real date', async () => {
+    const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
+    const r = await runCli(['check', '--base', 'main', '--today', '2026-02-30'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--today');
   });
 });

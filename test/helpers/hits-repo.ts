@@ -25,7 +25,10 @@ export function hitsRepo(hits: Record<string, unknown>, files: Files = {}, fixtu
   return GitDir.create({
     'patchgate.config.json': `${JSON.stringify(
       {
-        fixtures: { roots: ['fixtures'], canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }] },
+        fixtures: {
+          roots: ['fixtures'],
+          canonical: [{ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' }],
+        },
         hits: { ledger: 'flake_ledger.json', ...hits },
       },
       null,

@@ -24,6 +24,8 @@ export const linesArePositive = defineProperty<Invoice>({
   claims: ['lines'],
   check(fx) {
     if (!Array.isArray(fx.lines) || fx.lines.length === 0) return false;
-    return fx.lines.every((l) => Number.isInteger(l.qty) && l.qty > 0 && Number.isInteger(l.unit_cents) && l.unit_cents >= 0);
+    return fx.lines.every(
+      (l) => Number.isInteger(l.qty) && l.qty > 0 && Number.isInteger(l.unit_cents) && l.unit_cents >= 0,
+    );
   },
 });

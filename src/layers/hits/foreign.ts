@@ -31,23 +31,34 @@ type Checker = (fixtures: readonly unknown[]) => Promise<{ status: Status }[]>;
 
 function failure(err: unknown): RunOutcome {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof HarnessError && err.code === 'HARNESS_TIMEOUT') return { ok: false, kind: 'timeout', message, checkIndex: -1 };
+  if (err instanceof HarnessError && err.code === 'HARNESS_TIMEOUT')
+    return { ok: false, kind: 'timeout', message, checkIndex: -1 };
   return { ok: false, kind: 'crash', message };
 }
 
 /** The baseline and every mutant in one batch per run, so a harness sees few large messages. */
-async function scoreWith(check: Checker, fixture: unknown, mutants: readonly Mutant[], runs: number): Promise<RunOutcome[]> {
+async function scoreWith(
+  check: Checker,
+  fixture: unknown,
+  mutants: readonly Mutant[],
+  runs: number,
+): Promise<RunOutcome[]> {
   const batch = [fixture, ...mutants.map((m) => m.value)];
   const out: RunOutcome[] = [];
   for (let run = 0; run < runs; run++) {
     try {
       const results = await check(batch);
       const [first, ...rest] = results;
-      if (!first || rest.length !== mutants.length) throw new Error(`expected ${batch.length} results, got ${results.length}`);
+      if (!first || rest.length !== mutants.length)
+        throw new Error(`expected ${batch.length} results, got ${results.length}`);
       out.push({
         ok: true,
         baseline: first.status,
-        mutants: mutants.map((m, i) => ({ paths: m.paths, operators: m.operators, status: (rest[i] as { status: Status }).status })),
+        mutants: mutants.map((m, i) => ({
+          paths: m.paths,
+          operators: m.operators,
+          status: (rest[i] as { status: Status }).status,
+        })),
       });
     } catch (err) {
       // A dead harness cannot answer the remaining runs either.
@@ -63,12 +74,22 @@ async function scoreWith(check: Checker, fixture: unknown, mutants: readonly Mut
  * by our code; only the check runs in the head's process, and its answers
  * are validated by the harness client before they count.
  */
-export async function scoreForeign(opts: ScoreForeignOptions): Promise<{ properties: ScoredProperty[]; problems: SourceProblem[] }> {
+export async function scoreForeign(
+  opts: ScoreForeignOptions,
+): Promise<{ properties: ScoredProperty[]; problems: SourceProblem[] }> {
   const properties: ScoredProperty[] = [];
   const problems: SourceProblem[] = [];
   const harnesses = [
-    ...opts.sources.python.map((p) => ({ command: [p.python, PYTHON_ADAPTER_PATH, p.module], fixture: p.fixture, source: p.module })),
-    ...opts.sources.harnesses.map((h) => ({ command: h.command, fixture: h.fixture, source: h.command.join(' ') })),
+    ...opts.sources.python.map((p) => ({
+      command: [p.python, PYTHON_ADAPTER_PATH, p.module],
+      fixture: p.fixture,
+      source: p.module,
+    })),
+    ...opts.sources.harnesses.map((h) => ({
+      command: h.command,
+      fixture: h.fixture,
+      source: h.command.join(' '),
+    })),
   ];
 
   const mutantsOf = async (info: PropertyInfo) => {
@@ -83,33 +104,66 @@ export async function scoreForeign(opts: ScoreForeignOptions): Promise<{ propert
   for (const h of harnesses) {
     let client: HarnessClient | undefined;
     try {
-      client = await HarnessClient.start({ command: h.command, cwd: opts.root, env: opts.env, timeoutMs: opts.timeoutMs, signal: opts.signal });
+      client = await HarnessClient.start({
+        command: h.command,
+        cwd: opts.root,
+        env: opts.env,
+        timeoutMs: opts.timeoutMs,
+        signal: opts.signal,
+      });
       const listed = await client.list();
       for (const p of listed) {
-        const info: PropertyInfo = { name: p.name, fixture: h.fixture, claims: [...p.claims], source: h.source };
+        const info: PropertyInfo = {
+          name: p.name,
+          fixture: h.fixture,
+          claims: [...p.claims],
+          source: h.source,
+        };
         if (!opts.accept(info)) continue;
         const input = await mutantsOf(info);
         if (!input) continue;
         const c = client;
-        const runs = await scoreWith((batch) => c.check(p.name, batch), input.fixture, input.mutants, opts.runs);
+        const runs = await scoreWith(
+          (batch) => c.check(p.name, batch),
+          input.fixture,
+          input.mutants,
+          opts.runs,
+        );
         properties.push({ info, runs });
       }
     } catch (err) {
       if (opts.signal.aborted) throw err;
-      problems.push({ source: h.source, message: `${h.source}: ${err instanceof Error ? err.message : String(err)}` });
+      problems.push({
+        source: h.source,
+        message: `${h.source}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     } finally {
       await client?.close();
     }
   }
 
   for (const c of opts.sources.commands) {
-    const info: PropertyInfo = { name: c.name, fixture: c.fixture, claims: [...c.claims], source: c.command.join(' ') };
+    const info: PropertyInfo = {
+      name: c.name,
+      fixture: c.fixture,
+      claims: [...c.claims],
+      source: c.command.join(' '),
+    };
     if (!opts.accept(info)) continue;
     const input = await mutantsOf(info);
     if (!input) continue;
-    const checker = await CommandChecker.create({ command: c.command, cwd: opts.root, env: opts.env, timeoutMs: opts.timeoutMs, signal: opts.signal });
+    const checker = await CommandChecker.create({
+      command: c.command,
+      cwd: opts.root,
+      env: opts.env,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+    });
     try {
-      properties.push({ info, runs: await scoreWith((batch) => checker.check(batch), input.fixture, input.mutants, opts.runs) });
+      properties.push({
+        info,
+        runs: await scoreWith((batch) => checker.check(batch), input.fixture, input.mutants, opts.runs),
+      });
     } finally {
       await checker.close();
     }

@@ -1,10 +1,7 @@
-import { access } from 'node:fs/promises';
-import path from 'node:path';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
-import { readDigestFile } from '../fixtures/canonical-check.js';
-import { readFixtureLock } from '../fixtures/lock-file.js';
+import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import type { Artifact, Layer, LayerContext, NamedContract } from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
@@ -13,26 +10,6 @@ import { PropertyPool } from './pool.js';
 import { FixtureCache, scoreRevision } from './scorer.js';
 
 const LAYER = 'hits';
-
-async function exists(abs: string): Promise<boolean> {
-  return access(abs).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Locked fixtures and their digests, from the base: the tree lock and the canonical digests. */
-async function lockedFixtures(ctx: LayerContext): Promise<Map<string, string>> {
-  const { fixtures } = ctx.config;
-  const out = new Map<string, string>();
-  if (await exists(path.join(ctx.base.root, fixtures.lock))) {
-    const lock = await readFixtureLock(ctx.base.root, fixtures.lock, fixtures.roots, 'the base revision');
-    for (const [file, entry] of Object.entries(lock.files)) out.set(file, entry.sha256);
-  }
-  // The canonical digest wins: it is what seed 000's ledger rows record as fixture_digest.
-  for (const c of fixtures.canonical) out.set(c.file, await readDigestFile(ctx.base.root, c.digest, 'the base revision'));
-  return out;
-}
 
 function has(value: unknown, claim: string): boolean {
   let node: unknown = value;
@@ -50,11 +27,12 @@ function has(value: unknown, claim: string): boolean {
 export const hitsLayer: Layer = {
   name: LAYER,
   enabled: (config: PatchgateConfig) => config.hits?.enabled === true,
-  contractFiles: (config: PatchgateConfig): NamedContract[] => (config.hits ? [{ path: config.hits.ledger, role: 'hits.ledger' }] : []),
+  contractFiles: (config: PatchgateConfig): NamedContract[] =>
+    config.hits ? [{ path: config.hits.ledger, role: 'hits.ledger' }] : [],
   async run(ctx: LayerContext) {
     const hits = ctx.config.hits;
     if (!hits) return { findings: [] };
-    const locked = await lockedFixtures(ctx);
+    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
     const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
     const childEnv = scrubbedEnv(ctx.env);
     const pool = new PropertyPool({ workers: hits.workers, timeoutMs: hits.timeoutMs, env: childEnv });
@@ -80,7 +58,9 @@ export const hitsLayer: Layer = {
       ledger,
       file: hits.ledger,
       today: ctx.today,
-      properties: new Map(base.properties.map((p) => [p.info.name, { fixture: p.info.fixture, claims: p.info.claims }])),
+      properties: new Map(
+        base.properties.map((p) => [p.info.name, { fixture: p.info.fixture, claims: p.info.claims }]),
+      ),
       fixtureDigest: (fixture) => locked.get(fixture),
       claimLivesInLock: (fixture, claim) => has(fixtureValues.get(fixture), claim),
     });

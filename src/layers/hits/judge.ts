@@ -31,9 +31,9 @@ export function hitRow(info: PropertyInfo, run: Extract<RunOutcome, { ok: true }
     // An interaction hit counts for both of its fields; its operator names the pair.
     const op = m.operators.join('+');
     for (const p of m.paths) {
-      let set = ops.get(p);
-      if (!set) ops.set(p, (set = new Set()));
+      const set = ops.get(p) ?? new Set<string>();
       set.add(op);
+      ops.set(p, set);
     }
   }
   const hits = [...ops.keys()].sort(byCodePoint);
@@ -55,15 +55,26 @@ export function hitRow(info: PropertyInfo, run: Extract<RunOutcome, { ok: true }
   };
 }
 
-function compareRuns(first: Extract<RunOutcome, { ok: true }>, other: Extract<RunOutcome, { ok: true }>, run: number): Disagreement | undefined {
+function compareRuns(
+  first: Extract<RunOutcome, { ok: true }>,
+  other: Extract<RunOutcome, { ok: true }>,
+  run: number,
+): Disagreement | undefined {
   const byLabel = new Map(first.mutants.map((m) => [label(m), m.status]));
   const differing = other.mutants.filter((m) => byLabel.get(label(m)) !== m.status);
   const countChanged = first.mutants.length !== other.mutants.length;
   if (first.baseline === other.baseline && differing.length === 0 && !countChanged) return undefined;
   return {
     run,
-    ...(first.baseline !== other.baseline ? { baseline: { first: first.baseline, this: other.baseline } } : {}),
-    mutants: differing.slice(0, 10).map((m) => ({ paths: m.paths, operators: m.operators, first: byLabel.get(label(m)) ?? 'absent', this: m.status })),
+    ...(first.baseline !== other.baseline
+      ? { baseline: { first: first.baseline, this: other.baseline } }
+      : {}),
+    mutants: differing.slice(0, 10).map((m) => ({
+      paths: m.paths,
+      operators: m.operators,
+      first: byLabel.get(label(m)) ?? 'absent',
+      this: m.status,
+    })),
     mutantsDiffering: differing.length,
   };
 }
@@ -79,7 +90,12 @@ export function judgeProperty(p: ScoredProperty): PropertyVerdict {
   const row = hitRow(p.info, first);
   const disagreements = runs.slice(1).flatMap((r, i) => compareRuns(first, r, i + 2) ?? []);
   if (disagreements.length > 0) return { kind: 'flaky', info: p.info, row, disagreements };
-  return { kind: 'scored', info: p.info, row, ...(first.baselineError ? { baselineError: first.baselineError } : {}) };
+  return {
+    kind: 'scored',
+    info: p.info,
+    row,
+    ...(first.baselineError ? { baselineError: first.baselineError } : {}),
+  };
 }
 
 export interface JudgeInput {
@@ -96,7 +112,12 @@ export interface JudgeOutput {
   reports: { base: HitReportRow[]; head: HitReportRow[] };
 }
 
-function f(code: Finding['code'], severity: Finding['severity'], message: string, evidence: Record<string, unknown>): Finding {
+function f(
+  code: Finding['code'],
+  severity: Finding['severity'],
+  message: string,
+  evidence: Record<string, unknown>,
+): Finding {
   return { code, layer: LAYER, severity, message, evidence };
 }
 
@@ -104,14 +125,19 @@ function f(code: Finding['code'], severity: Finding['severity'], message: string
 export function judge(input: JudgeInput): JudgeOutput {
   const findings: Finding[] = [];
   const frozen: FrozenItem[] = [];
-  const verdicts = (score: RevisionScore) => new Map(score.properties.map((p) => [p.info.name, judgeProperty(p)]));
+  const verdicts = (score: RevisionScore) =>
+    new Map(score.properties.map((p) => [p.info.name, judgeProperty(p)]));
   const base = verdicts(input.base);
   const head = verdicts(input.head);
 
   for (const side of [input.base, input.head]) {
     for (const p of side.problems) {
       findings.push(
-        f('CONFIG_INVALID', 'error', `${side.side}: ${p.message}`, { side: side.side, source: p.source, ...(p.property ? { property: p.property } : {}) }),
+        f('CONFIG_INVALID', 'error', `${side.side}: ${p.message}`, {
+          side: side.side,
+          source: p.source,
+          ...(p.property ? { property: p.property } : {}),
+        }),
       );
     }
   }
@@ -145,37 +171,57 @@ export function judge(input: JudgeInput): JudgeOutput {
     const { row } = v;
     if (row.baseline === 'fail') {
       findings.push(
-        f('BASELINE_FAIL', 'reject', `property '${name}' fails on its own locked fixture ${row.fixture}: ${v.baselineError ?? 'failed'}`, {
-          ...ev,
-          error: v.baselineError,
-        }),
+        f(
+          'BASELINE_FAIL',
+          'reject',
+          `property '${name}' fails on its own locked fixture ${row.fixture}: ${v.baselineError ?? 'failed'}`,
+          {
+            ...ev,
+            error: v.baselineError,
+          },
+        ),
       );
       continue;
     }
     if (row.hit_count === 0) {
       findings.push(
-        f('ZERO_HIT', 'reject', `property '${name}': no perturbation of ${row.fixture} can make it fail; it is decoration and can never be frozen`, {
-          ...ev,
-          claimed: row.claimed,
-        }),
+        f(
+          'ZERO_HIT',
+          'reject',
+          `property '${name}': no perturbation of ${row.fixture} can make it fail; it is decoration and can never be frozen`,
+          {
+            ...ev,
+            claimed: row.claimed,
+          },
+        ),
       );
     }
     for (const claim of row.false_claims) {
       findings.push(
-        f('FALSE_CLAIM', 'reject', `property '${name}' claims '${claim}', but perturbing it never changes the outcome`, {
-          ...ev,
-          field: claim,
-          hits: row.hits,
-        }),
+        f(
+          'FALSE_CLAIM',
+          'reject',
+          `property '${name}' claims '${claim}', but perturbing it never changes the outcome`,
+          {
+            ...ev,
+            field: claim,
+            hits: row.hits,
+          },
+        ),
       );
     }
     for (const hit of row.unclaimed_hits) {
       findings.push(
-        f('UNCLAIMED_HIT', 'warn', `property '${name}' can be failed through '${hit}', which it does not claim`, {
-          ...ev,
-          field: hit,
-          operators: row.hit_operators[hit],
-        }),
+        f(
+          'UNCLAIMED_HIT',
+          'warn',
+          `property '${name}' can be failed through '${hit}', which it does not claim`,
+          {
+            ...ev,
+            field: hit,
+            operators: row.hit_operators[hit],
+          },
+        ),
       );
     }
   }
@@ -185,20 +231,31 @@ export function judge(input: JudgeInput): JudgeOutput {
     const ev = { property: name, fixture: v.info.fixture, source: v.info.source };
     if (!h) {
       findings.push(
-        f('PROPERTY_SET_CHANGED', 'reject', `property '${name}' exists on the base but not on the head: a removed or renamed property weakens the gate`, {
-          ...ev,
-          change: 'removed',
-        }),
+        f(
+          'PROPERTY_SET_CHANGED',
+          'reject',
+          `property '${name}' exists on the base but not on the head: a removed or renamed property weakens the gate`,
+          {
+            ...ev,
+            change: 'removed',
+          },
+        ),
       );
       continue;
     }
     if (v.kind === 'flaky' && h.kind === 'scored') {
       findings.push(
-        f('FLAKE_UNCLASSIFIED', 'warn', `property '${name}' is flaky on the base, so its hit surface cannot be compared`, { ...ev, side: 'base', disagreements: v.disagreements }),
+        f(
+          'FLAKE_UNCLASSIFIED',
+          'warn',
+          `property '${name}' is flaky on the base, so its hit surface cannot be compared`,
+          { ...ev, side: 'base', disagreements: v.disagreements },
+        ),
       );
       continue;
     }
-    if (v.kind !== 'scored' || h.kind !== 'scored' || v.row.baseline !== 'pass' || h.row.baseline !== 'pass') continue;
+    if (v.kind !== 'scored' || h.kind !== 'scored' || v.row.baseline !== 'pass' || h.row.baseline !== 'pass')
+      continue;
     const headOps = h.row.hit_operators;
     const lostPaths = v.row.hits.filter((p) => !(p in headOps));
     const lostOperators: Record<string, string[]> = {};
@@ -221,12 +278,17 @@ export function judge(input: JudgeInput): JudgeOutput {
   for (const [name, v] of head) {
     if (base.has(name)) continue;
     findings.push(
-      f('PROPERTY_SET_CHANGED', 'warn', `property '${name}' is new on the head; it earns nothing until it has hits on its locked fixture`, {
-        property: name,
-        fixture: v.info.fixture,
-        source: v.info.source,
-        change: 'added',
-      }),
+      f(
+        'PROPERTY_SET_CHANGED',
+        'warn',
+        `property '${name}' is new on the head; it earns nothing until it has hits on its locked fixture`,
+        {
+          property: name,
+          fixture: v.info.fixture,
+          source: v.info.source,
+          change: 'added',
+        },
+      ),
     );
   }
 

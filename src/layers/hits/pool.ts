@@ -13,7 +13,9 @@ export class CheckTimeoutError extends Error {
     readonly checkIndex: number,
     readonly timeoutMs: number,
   ) {
-    super(`property '${property}' did not finish ${checkIndex < 0 ? 'its baseline check' : `check #${checkIndex}`} within ${timeoutMs} ms`);
+    super(
+      `property '${property}' did not finish ${checkIndex < 0 ? 'its baseline check' : `check #${checkIndex}`} within ${timeoutMs} ms`,
+    );
   }
 }
 
@@ -58,15 +60,29 @@ export class PropertyPool {
   }
 
   list(modules: string[]): Promise<ListResult> {
-    return this.run({ kind: 'list', modules } satisfies ListTask, 'list', (_i) => new Error('loading property modules timed out')) as Promise<ListResult>;
+    return this.run(
+      { kind: 'list', modules } satisfies ListTask,
+      'list',
+      (_i) => new Error('loading property modules timed out'),
+    ) as Promise<ListResult>;
   }
 
   score(task: Omit<ScoreTask, 'kind' | 'progress'>): Promise<ScoreResult> {
     const progress = new SharedArrayBuffer(8);
-    return this.run({ ...task, kind: 'score', progress } satisfies ScoreTask, task.name, (i) => new CheckTimeoutError(task.name, i, this.opts.timeoutMs), progress) as Promise<ScoreResult>;
+    return this.run(
+      { ...task, kind: 'score', progress } satisfies ScoreTask,
+      task.name,
+      (i) => new CheckTimeoutError(task.name, i, this.opts.timeoutMs),
+      progress,
+    ) as Promise<ScoreResult>;
   }
 
-  private async run(task: ListTask | ScoreTask, label: string, onTimeout: (index: number) => Error, progress?: SharedArrayBuffer): Promise<unknown> {
+  private async run(
+    task: ListTask | ScoreTask,
+    label: string,
+    onTimeout: (index: number) => Error,
+    progress?: SharedArrayBuffer,
+  ): Promise<unknown> {
     const controller = new AbortController();
     const beat = progress ? new Int32Array(progress) : undefined;
     let last = -1;

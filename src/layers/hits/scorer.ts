@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
 import { findModules } from './discover.js';
+import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
 import { type PerturbOptions, parsePath } from './perturb/index.js';
 import { CheckTimeoutError, type PropertyPool } from './pool.js';
-import { type ForeignSources, scoreForeign } from './foreign.js';
 
 /** One run of one property: its outcome, or why it produced none. */
 export type RunOutcome =
@@ -51,7 +51,10 @@ export function perturbOptions(hits: HitsConfig): PerturbOptions {
   };
 }
 
-async function loadFixture(root: string, file: string): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+async function loadFixture(
+  root: string,
+  file: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
   try {
     return { ok: true, value: JSON.parse(await readFile(path.join(root, file), 'utf8')) };
   } catch (err) {
@@ -61,7 +64,10 @@ async function loadFixture(root: string, file: string): Promise<{ ok: true; valu
 
 /** Fixtures are read once per revision and shared by every property that names them. */
 export class FixtureCache {
-  private readonly cache = new Map<string, Promise<{ ok: true; value: unknown } | { ok: false; message: string }>>();
+  private readonly cache = new Map<
+    string,
+    Promise<{ ok: true; value: unknown } | { ok: false; message: string }>
+  >();
   constructor(private readonly root: string) {}
   get(file: string) {
     let p = this.cache.get(file);
@@ -89,7 +95,11 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   const accept = (info: PropertyInfo): boolean => {
     const earlier = names.get(info.name);
     if (earlier !== undefined) {
-      problems.push({ source: info.source, property: info.name, message: `duplicate property name '${info.name}' (also defined in ${earlier})` });
+      problems.push({
+        source: info.source,
+        property: info.name,
+        message: `duplicate property name '${info.name}' (also defined in ${earlier})`,
+      });
       return false;
     }
     names.set(info.name, info.source);
@@ -97,7 +107,11 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
       try {
         parsePath(claim);
       } catch (err) {
-        problems.push({ source: info.source, property: info.name, message: `property '${info.name}' has a malformed claim: ${(err as Error).message}` });
+        problems.push({
+          source: info.source,
+          property: info.name,
+          message: `property '${info.name}' has a malformed claim: ${(err as Error).message}`,
+        });
         return false;
       }
     }
@@ -117,10 +131,16 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   if (modules.length > 0) {
     const listed = await pool.list(modules.map((m) => path.join(root, m)));
     const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
-    for (const e of listed.errors) problems.push({ source: rel(e.module), message: `${rel(e.module)}: ${e.message}` });
+    for (const e of listed.errors)
+      problems.push({ source: rel(e.module), message: `${rel(e.module)}: ${e.message}` });
     const tasks: Promise<void>[] = [];
     for (const p of listed.properties) {
-      const info: PropertyInfo = { name: p.name, fixture: p.fixture, claims: p.claims, source: rel(p.module) };
+      const info: PropertyInfo = {
+        name: p.name,
+        fixture: p.fixture,
+        claims: p.claims,
+        source: rel(p.module),
+      };
       if (!accept(info)) continue;
       const fixture = await fixtures.get(info.fixture);
       if (!fixture.ok) {
@@ -142,7 +162,17 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
 
   // Everything else: harness processes and per-mutant commands, driven from here.
   const foreign: ForeignSources = { python: hits.python, harnesses: hits.harnesses, commands: hits.commands };
-  const scoredForeign = await scoreForeign({ root, sources: foreign, runs: hits.runs, perturb, fixtures, timeoutMs: hits.timeoutMs, env: opts.childEnv, signal: opts.signal, accept });
+  const scoredForeign = await scoreForeign({
+    root,
+    sources: foreign,
+    runs: hits.runs,
+    perturb,
+    fixtures,
+    timeoutMs: hits.timeoutMs,
+    env: opts.childEnv,
+    signal: opts.signal,
+    accept,
+  });
   problems.push(...scoredForeign.problems);
   properties.push(...scoredForeign.properties);
 
@@ -150,12 +180,24 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   return { side: opts.side, properties, problems };
 }
 
-async function scoreOnce(pool: PropertyPool, module: string, name: string, fixture: unknown, perturb: PerturbOptions): Promise<RunOutcome> {
+async function scoreOnce(
+  pool: PropertyPool,
+  module: string,
+  name: string,
+  fixture: unknown,
+  perturb: PerturbOptions,
+): Promise<RunOutcome> {
   try {
     const r = await pool.score({ module, name, fixture, perturb });
-    return { ok: true, baseline: r.baseline, ...(r.baselineError ? { baselineError: r.baselineError } : {}), mutants: r.mutants };
+    return {
+      ok: true,
+      baseline: r.baseline,
+      ...(r.baselineError ? { baselineError: r.baselineError } : {}),
+      mutants: r.mutants,
+    };
   } catch (err) {
-    if (err instanceof CheckTimeoutError) return { ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex };
+    if (err instanceof CheckTimeoutError)
+      return { ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex };
     return { ok: false, kind: 'crash', message: (err as Error).message };
   }
 }

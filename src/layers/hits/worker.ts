@@ -42,6 +42,13 @@ export interface ScoreResult {
   mutants: MutantOutcome[];
 }
 
+// Head code's console output would interleave with the gate's own report: keep it out.
+for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table'] as const) {
+  console[method] = () => undefined;
+}
+process.stdout.write = (() => true) as typeof process.stdout.write;
+process.stderr.write = (() => true) as typeof process.stderr.write;
+
 // One loader per worker: modules stay cached for the many score tasks that follow a list.
 const jiti = createModuleLoader({ cache: true });
 const loaded = new Map<string, Promise<BrandedProperty[]>>();
@@ -49,7 +56,9 @@ const loaded = new Map<string, Promise<BrandedProperty[]>>();
 function load(module: string): Promise<BrandedProperty[]> {
   let p = loaded.get(module);
   if (!p) {
-    p = jiti.import<Record<string, unknown>>(module).then((mod) => definitionsOf(mod as Record<string, unknown>));
+    p = jiti
+      .import<Record<string, unknown>>(module)
+      .then((mod) => definitionsOf(mod as Record<string, unknown>));
     loaded.set(module, p);
   }
   return p;
@@ -60,7 +69,10 @@ function oneLine(err: unknown): string {
   return (text.split('\n')[0] ?? text).slice(0, 300);
 }
 
-async function runCheck(property: BrandedProperty, fixture: unknown): Promise<{ status: Status; error?: string }> {
+async function runCheck(
+  property: BrandedProperty,
+  fixture: unknown,
+): Promise<{ status: Status; error?: string }> {
   try {
     let result = property.check(fixture);
     if (result && typeof (result as PromiseLike<unknown>).then === 'function') result = await result;
@@ -76,7 +88,8 @@ async function list(task: ListTask): Promise<ListResult> {
   for (const module of task.modules) {
     try {
       const defs = await load(module);
-      if (defs.length === 0) errors.push({ module, message: 'exports no property made with defineProperty()' });
+      if (defs.length === 0)
+        errors.push({ module, message: 'exports no property made with defineProperty()' });
       for (const d of defs) {
         const bad =
           typeof d.name !== 'string' || d.name === ''

@@ -91,7 +91,9 @@ describe('reporters', () => {
     expect(plain).toContain('CONTRACT_TOUCHED');
     expect(plain).toContain('path=FIXTURE_LOCK.json');
     expect(plain).toContain('FIXTURE_CHANGED testdata/x via FIXTURE_OVERRIDE');
-    expect(plain).toContain('hits invoice_total cause=HASH_ORDER owner=payments expires=2026-12-31 action: sort line ids');
+    expect(plain).toContain(
+      'hits invoice_total cause=HASH_ORDER owner=payments expires=2026-12-31 action: sort line ids',
+    );
     // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for
     expect(plain).not.toMatch(/\u001b\[/);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what we look for

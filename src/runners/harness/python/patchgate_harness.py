@@ -196,6 +196,9 @@ def handle(request, props_by_name, listing, hello):
         body = run_batch(prop.check, fixtures)
         return '{"id":%d,"result":{"results":[%s]}}' % (rid, body), False
     if method == "hello":
+        wanted = params.get("protocol") if isinstance(params, dict) else None
+        if wanted is not None and wanted != PROTOCOL:
+            return _error(rid, "this harness speaks %s, not %s" % (PROTOCOL, wanted)), False
         return _result(rid, hello), False
     if method == "list":
         return _result(rid, listing), False
