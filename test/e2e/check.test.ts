@@ -24,6 +24,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
     expect(card.layers.map((l: { name: string; status: string }) => `${l.name}:${l.status}`)).toEqual([
       'contracts:pass',
       'fixtures:pass',
+      'hits:skipped',
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');
     expect(repo.extraWorktrees()).toEqual([]);

@@ -26,6 +26,7 @@ describe('runGate', () => {
     expect(card.layers.map((l) => `${l.name}:${l.status}`)).toEqual([
       'contracts:reject',
       'fixtures:pass',
+      'hits:skipped',
       'boom:error',
     ]);
     expect(card.findings.map((f) => f.code)).toEqual(['CONTRACT_TOUCHED', 'INTERNAL_ERROR']);
