@@ -142,7 +142,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           name: layer.name,
           status: 'skipped',
           findings: 0,
-          reason: `disabled in ${configFile}`,
+          reason: `not enabled in ${configFile}`,
         });
         continue;
       }

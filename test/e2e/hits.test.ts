@@ -343,3 +343,69 @@ describe('patchgate ledger add (human-only)', () => {
     expect(r.stderr).toContain('--today');
   });
 });
+
+describe('hits layer: properties in other languages', () => {
+  const PY_GOOD = `class P:
+    def __init__(self, name, claimed_fields, check):
+        self.name, self.claimed_fields, self.check = name, claimed_fields, check
+
+def total(fx):
+    if sum(l["qty"] * l["unit_cents"] for l in fx["lines"]) != fx["total_cents"]:
+        raise AssertionError("total")
+
+PROPERTIES = [P("py_total", {"lines", "total_cents"}, total)]
+`;
+
+  it('rejects a Python property weakened to never fail (ZERO_HIT, HIT_SURFACE_SHRANK) through the harness', async () => {
+    const repo = hitsRepo(
+      { python: [{ module: 'props.py', fixture: 'fixtures/lock.json' }], maxDepth: 2 },
+      { 'props.py': PY_GOOD },
+    );
+    const weakened = PY_GOOD.replace(
+      '    if sum(l["qty"] * l["unit_cents"] for l in fx["lines"]) != fx["total_cents"]:\n        raise AssertionError("total")',
+      '    print("checked", fx.get("total_cents"))',
+    );
+    expect(weakened).not.toBe(PY_GOOD);
+    repo.write({ 'props.py': weakened });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    expect(r.codes).toEqual(expect.arrayContaining(['ZERO_HIT', 'HIT_SURFACE_SHRANK']));
+    expect(r.card.findings.find((f) => f.code === 'ZERO_HIT')?.evidence).toMatchObject({
+      property: 'py_total',
+      source: 'props.py',
+    });
+  });
+
+  it('reports a Python module that does not import as a clear error', async () => {
+    const repo = hitsRepo(
+      { python: [{ module: 'props.py', fixture: 'fixtures/lock.json' }] },
+      { 'props.py': PY_GOOD },
+    );
+    repo.write({ 'props.py': 'def broken(:\n' });
+    const r = await check(repo);
+    expect(r.card.verdict).toBe('error');
+    expect(r.card.findings.find((f) => f.severity === 'error')?.message).toMatch(/props\.py.*SyntaxError/s);
+  });
+
+  it('scores a command property (one process per mutant, exit code = status)', async () => {
+    const script = `#!/bin/sh\ngrep -q '"total_cents":1500' "$PATCHGATE_FIXTURE"\n`;
+    const repo = hitsRepo(
+      {
+        commands: [
+          {
+            name: 'sh_total',
+            fixture: 'fixtures/lock.json',
+            claims: ['total_cents'],
+            command: ['sh', 'check.sh'],
+          },
+        ],
+        maxDepth: 1,
+      },
+      { 'check.sh': script },
+    );
+    const r = await check(repo);
+    expect(r.codes).toEqual([]);
+    const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
+    expect(head[0]).toMatchObject({ property: 'sh_total', hits: ['total_cents'], false_claims: [] });
+  });
+});

@@ -92,7 +92,7 @@ describe('runGate', () => {
       name: 'fixtures',
       status: 'skipped',
       findings: 0,
-      reason: 'disabled in patchgate.config.json',
+      reason: 'not enabled in patchgate.config.json',
     });
   });
 });
