@@ -64,6 +64,8 @@ export interface RunGateOptions {
   clock?: Clock;
   exec?: Exec;
   hooks?: GateHooks;
+  /** Run layers marked `onlyAfterClean` even when an earlier layer rejected (CLI: --all-layers). */
+  allLayers?: boolean;
   /** The layers to run, in order; defaults to LAYERS. Contracts should stay first. */
   layers?: readonly Layer[];
 }
@@ -143,6 +145,15 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           status: 'skipped',
           findings: 0,
           reason: `not enabled in ${configFile}`,
+        });
+        continue;
+      }
+      if (layer.onlyAfterClean && !options.allLayers && verdictOf(findings) !== 'accept') {
+        layers.push({
+          name: layer.name,
+          status: 'skipped',
+          findings: 0,
+          reason: 'an earlier layer did not pass (use --all-layers to run it anyway)',
         });
         continue;
       }

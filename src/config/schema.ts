@@ -126,6 +126,90 @@ const hitsSchema = z
 
 export type HitsConfig = z.output<typeof hitsSchema>;
 
+export const TEST_PRESETS = [
+  'vitest',
+  'jest',
+  'mocha',
+  'pytest',
+  'go',
+  'cargo-nextest',
+  'maven',
+  'generic',
+] as const;
+
+const DEFAULT_LOCKFILES = [
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'bun.lockb',
+  'poetry.lock',
+  'uv.lock',
+  'requirements.txt',
+  'Pipfile.lock',
+  'Cargo.lock',
+  'go.sum',
+];
+
+const testsSchema = z
+  .strictObject({
+    preset: z.enum(TEST_PRESETS).optional().describe('A ready-made test command; `generic` needs `command`.'),
+    command: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'The test command as argv, with {junit} (report path) and {tests} (a subset of test ids) placeholders.',
+      ),
+    timeoutMs: z.int().min(1000).default(600_000).describe('Per test run.'),
+    setup: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Run in each temporary worktree before its tests, e.g. ["npm", "ci"].'),
+    reuse: z
+      .strictObject({
+        lockfiles: z.array(repoPath).default(DEFAULT_LOCKFILES),
+        dirs: z.array(repoPath).default(['node_modules']),
+      })
+      .default({ lockfiles: DEFAULT_LOCKFILES, dirs: ['node_modules'] })
+      .describe(
+        "When every lockfile is byte-identical on base and head, the base reuses the head's installed dirs instead of running setup.",
+      ),
+  })
+  .superRefine((t, ctx) => {
+    if (!t.preset && !t.command) ctx.addIssue({ code: 'custom', message: 'needs a `preset` or a `command`' });
+    if (t.preset === 'generic' && !t.command)
+      ctx.addIssue({ code: 'custom', message: 'the generic preset needs a `command`' });
+  })
+  .describe("How to run the repository's tests (used by the signatures and stability layers).");
+
+export type TestsConfig = z.output<typeof testsSchema>;
+
+const signaturesSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    freeze: repoPath
+      .default('flake_signatures.json')
+      .describe('The signature freeze (seed 001 format, plus owner/expiry/action).'),
+    scheme: z
+      .enum(['patchgate', 'seed'])
+      .default('patchgate')
+      .describe("How new rows normalize messages; `seed` reproduces seed 001's hashes."),
+  })
+  .describe('Layer `signatures`: every failure and skip must be a known, frozen signature.');
+
+const stabilitySchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    runs: z.int().min(2).max(50).default(5).describe("How many times the head's tests run."),
+    parallel: z.int().min(1).max(16).default(1).describe('Runs at once, where the test runner allows it.'),
+    freeze: repoPath.default('stability_freeze.json').describe('Freeze rows for pre-existing flaky tests.'),
+  })
+  .describe(
+    'Layer `stability`: does the head introduce a new flake? Runs last, only when the earlier layers passed.',
+  );
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
@@ -170,6 +254,20 @@ export const configSchema = z
       })
       .describe('Layer `fixtures`: locked fixture bytes.'),
     hits: hitsSchema.optional(),
+    tests: testsSchema.optional(),
+    signatures: signaturesSchema.optional(),
+    stability: stabilitySchema.optional(),
+  })
+  .superRefine((c, ctx) => {
+    for (const layer of ['signatures', 'stability'] as const) {
+      if (c[layer]?.enabled && !c.tests) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [layer],
+          message: `needs a \`tests\` section saying how to run the tests`,
+        });
+      }
+    }
   })
   .describe(
     'patchgate configuration. Read from the base revision; the head cannot change the rules it is judged by.',

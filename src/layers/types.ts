@@ -79,6 +79,8 @@ export interface LayerOutcome {
 
 export interface Layer {
   readonly name: string;
+  /** Runs only when every earlier layer passed (seed 002's order), unless the run asks for all layers. */
+  readonly onlyAfterClean?: boolean;
   enabled(config: PatchgateConfig): boolean;
   /** Contract files this layer reads from the base, given the base config. */
   contractFiles(config: PatchgateConfig): NamedContract[];

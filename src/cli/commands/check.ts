@@ -22,6 +22,7 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
       out: { type: 'string', default: DEFAULT_OUT },
       json: { type: 'boolean', default: false },
       today: { type: 'string' },
+      'all-layers': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -39,6 +40,7 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
     head: values.head,
     env: io.env,
     today,
+    allLayers: values['all-layers'],
     signal: io.signal,
     excludeFromHead: [out],
     hooks: {

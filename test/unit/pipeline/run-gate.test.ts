@@ -85,6 +85,29 @@ describe('runGate', () => {
     expect(repo.extraWorktrees()).toEqual([]);
   });
 
+  it('runs a last-only layer only when the earlier layers passed, unless all layers are asked for', async () => {
+    const repo = fixtureRepo();
+    repo.write({ 'FIXTURE_LOCK.json': '{"edited": true}' });
+    let ran = 0;
+    const probe: Layer = { ...layer('probe', async () => ({ findings: [] })), onlyAfterClean: true };
+    probe.run = async () => {
+      ran++;
+      return { findings: [] };
+    };
+    const card = await runGate({ cwd: repo.dir, base: 'main', env: {}, layers: [...LAYERS, probe] });
+    expect(card.layers.at(-1)).toMatchObject({ name: 'probe', status: 'skipped' });
+    expect(ran).toBe(0);
+    const all = await runGate({
+      cwd: repo.dir,
+      base: 'main',
+      env: {},
+      layers: [...LAYERS, probe],
+      allLayers: true,
+    });
+    expect(all.layers.at(-1)).toMatchObject({ name: 'probe', status: 'pass' });
+    expect(ran).toBe(1);
+  });
+
   it('skips a disabled layer and says why', async () => {
     const repo = fixtureRepo({}, { fixtures: { enabled: false } });
     const card = await runGate({ cwd: repo.dir, base: 'main', env: {} });
