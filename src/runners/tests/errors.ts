@@ -1,0 +1,36 @@
+/**
+ * Failures of the test-running layer. errors.ts belongs to the core and its
+ * ErrorCode union has no room for these yet, so they carry their own stable
+ * codes and the same `kind` split (`input`: the user's config or repository
+ * must change; `internal`: ours) for the CLI to map to an exit code.
+ */
+export type TestRunErrorCode =
+  /** `tests.preset` names no preset; the message lists the valid ones. */
+  | 'UNKNOWN_PRESET'
+  /** The test command cannot be built: missing, empty, misplaced `{tests}`, no way to find a report… */
+  | 'COMMAND_INVALID'
+  /** A subset of tests was asked for but the command has no `{tests}` argument. */
+  | 'SUBSET_UNSUPPORTED'
+  /** The test command could not be started at all (not found, not executable, bad cwd). */
+  | 'SPAWN_FAILED'
+  /** The worktree setup command could not start, exited non-zero, or timed out. */
+  | 'SETUP_FAILED';
+
+export class TestRunError extends Error {
+  readonly code: TestRunErrorCode;
+  readonly kind = 'input' as const;
+  /** Machine-readable facts (command, exit code, log paths…) for the scorecard. */
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: TestRunErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TestRunError';
+    this.code = code;
+    this.details = details;
+  }
+}
