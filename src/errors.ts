@@ -22,7 +22,14 @@ export type ErrorCode =
   | 'FIXTURE_ROOT_MISSING'
   | 'ALREADY_EXISTS'
   | 'ABORTED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Codes of the test-runner module (src/runners/tests/errors.ts), input errors too.
+  | 'UNKNOWN_PRESET'
+  | 'COMMAND_INVALID'
+  | 'SUBSET_UNSUPPORTED'
+  | 'SPAWN_FAILED'
+  | 'SETUP_FAILED'
+  | 'TESTS_NO_REPORT';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;
@@ -98,9 +105,18 @@ export class InternalError extends PatchgateError {
   }
 }
 
-/** Anything thrown that is not ours is an internal error: fail closed. */
+/**
+ * Anything thrown that is not ours is an internal error: fail closed. Errors
+ * from our own modules that declare themselves input errors (a stable `code`
+ * and `kind: 'input'`) keep that meaning.
+ */
 export function asPatchgateError(err: unknown): PatchgateError {
   if (err instanceof PatchgateError) return err;
+  const e = err as { code?: unknown; kind?: unknown; message?: unknown; details?: unknown };
+  if (err instanceof Error && e.kind === 'input' && typeof e.code === 'string') {
+    const details = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : {};
+    return new PatchgateError(e.code as ErrorCode, 'input', err.message, details, { cause: err });
+  }
   const message = err instanceof Error ? err.message : String(err);
   return new InternalError(message, { cause: err });
 }

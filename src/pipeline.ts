@@ -25,8 +25,10 @@ import {
   sortFindings,
   verdictOf,
 } from './report/scorecard.js';
+import { TestSession } from './runners/tests/session.js';
 import { type Exec, execFile } from './util/exec.js';
 import { isInside, toPosix } from './util/repo-path.js';
+import { scrubbedEnv } from './util/scrub-env.js';
 
 /**
  * The gate, in order. Contracts run first and their findings are never
@@ -64,6 +66,8 @@ export interface RunGateOptions {
   clock?: Clock;
   exec?: Exec;
   hooks?: GateHooks;
+  /** Where layers keep logs and reports of the commands they run (test runs); a temp dir when absent. */
+  logDir?: string;
   /** Run layers marked `onlyAfterClean` even when an earlier layer rejected (CLI: --all-layers). */
   allLayers?: boolean;
   /** The layers to run, in order; defaults to LAYERS. Contracts should stay first. */
@@ -121,6 +125,16 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       .filter((l) => l.enabled(config))
       .flatMap((l) => l.contractFiles(config));
 
+    const tests = config.tests
+      ? new TestSession({
+          tests: config.tests,
+          head: { root: headRoot, isWorkingTree: revs.head.worktree },
+          base: { root: baseRoot },
+          env: scrubbedEnv(options.env),
+          logDir: options.logDir ?? (await worktrees.scratch('logs')),
+          signal,
+        })
+      : undefined;
     const ctx: LayerContext = {
       config,
       configFile,
@@ -130,6 +144,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       contracts,
       env: options.env,
       today,
+      ...(tests ? { tests } : {}),
       signal,
     };
 

@@ -9,7 +9,7 @@ import type { Git } from './git.js';
  * the CLI reaches on SIGINT/SIGTERM by aborting the run).
  */
 export class Worktrees {
-  private readonly created: { dir: string; parent: string }[] = [];
+  private readonly created: { dir: string; parent: string; plain?: boolean }[] = [];
 
   constructor(private readonly git: Git) {}
 
@@ -20,6 +20,13 @@ export class Worktrees {
     this.created.push({ dir, parent });
     await this.git.out(['worktree', 'add', '--detach', '--quiet', dir, commit]);
     return dir;
+  }
+
+  /** A temp folder removed with the worktrees, for logs nobody asked to keep. */
+  async scratch(label: string): Promise<string> {
+    const parent = await realpath(await mkdtemp(path.join(tmpdir(), `patchgate-${label}-`)));
+    this.created.push({ dir: parent, parent, plain: true });
+    return parent;
   }
 
   get paths(): string[] {

@@ -1,6 +1,7 @@
 import type { ReasonCode } from '../codes.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
+import type { TestSession } from '../runners/tests/session.js';
 
 /** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
 export type Severity = 'reject' | 'warn' | 'error';
@@ -50,6 +51,8 @@ export interface LayerContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The date freezes are judged against (YYYY-MM-DD), injected by CI; never read from the repository. */
   today: string;
+  /** Runs the repository's tests, when the config says how (`tests`). */
+  tests?: TestSession;
   signal: AbortSignal;
 }
 

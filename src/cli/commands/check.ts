@@ -41,6 +41,7 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
     env: io.env,
     today,
     allLayers: values['all-layers'],
+    logDir: path.join(out, 'tests'),
     signal: io.signal,
     excludeFromHead: [out],
     hooks: {

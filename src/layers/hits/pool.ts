@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ListResult, ListTask, ScoreResult, ScoreTask } from './worker.js';
+import type { MutantLabel, MutantOutcome } from './model.js';
+import type { ListResult, ListTask, ScoreResult, ScoreTask, ScoreWireResult } from './worker.js';
 
 /** The check that stopped answering, for the report. */
 export class CheckTimeoutError extends Error {
@@ -21,6 +22,9 @@ export class CheckTimeoutError extends Error {
 
 /** A worker that died (process.exit in a check, an uncaught error, out of memory). */
 export class WorkerCrashError extends Error {}
+
+/** How many label lists (one per worker and fixture) a pool keeps. */
+const MAX_LABEL_SETS = 256;
 
 function workerFile(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,6 +48,10 @@ export interface PoolOptions {
 export class PropertyPool {
   private readonly piscina: Piscina;
   readonly size: number;
+  /** Mutant labels the workers sent, by key; a key is listed in `knownLabels` only once its labels are here. */
+  private readonly labels = new Map<string, MutantLabel[]>();
+  /** Shared by every task: cloned when a task is handed to a worker, so it is as fresh as it can be. */
+  private readonly knownLabels: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {
     this.size = Math.max(1, opts.workers ?? Math.min(os.availableParallelism(), 8));
@@ -67,14 +75,42 @@ export class PropertyPool {
     ) as Promise<ListResult>;
   }
 
-  score(task: Omit<ScoreTask, 'kind' | 'progress'>): Promise<ScoreResult> {
+  async score(task: Omit<ScoreTask, 'kind' | 'progress' | 'knownLabels'>): Promise<ScoreResult> {
     const progress = new SharedArrayBuffer(8);
-    return this.run(
-      { ...task, kind: 'score', progress } satisfies ScoreTask,
+    const wire = (await this.run(
+      { ...task, kind: 'score', progress, knownLabels: this.knownLabels } satisfies ScoreTask,
       task.name,
       (i) => new CheckTimeoutError(task.name, i, this.opts.timeoutMs),
       progress,
-    ) as Promise<ScoreResult>;
+    )) as ScoreWireResult;
+    return this.expand(wire, task.name);
+  }
+
+  /** The worker's compact answer as a `ScoreResult`: one outcome per mutant, in order. */
+  private expand(wire: ScoreWireResult, label: string): ScoreResult {
+    let labels = wire.labels;
+    if (labels !== undefined && wire.labelsKey !== undefined && !this.labels.has(wire.labelsKey)) {
+      // Bounded: past the cap, workers keep sending labels with every result.
+      if (this.labels.size < MAX_LABEL_SETS) {
+        this.labels.set(wire.labelsKey, labels);
+        this.knownLabels.push(wire.labelsKey);
+      }
+    }
+    labels ??= wire.labelsKey === undefined ? undefined : this.labels.get(wire.labelsKey);
+    if (labels === undefined || labels.length !== wire.statuses.length) {
+      throw new WorkerCrashError(`worker running '${label}' failed: its answer does not match its mutants`);
+    }
+    const statuses = wire.statuses;
+    const mutants = new Array<MutantOutcome>(labels.length);
+    for (let i = 0; i < labels.length; i++) {
+      const l = labels[i] as MutantLabel;
+      mutants[i] = { paths: l.paths, operators: l.operators, status: statuses[i] === 1 ? 'pass' : 'fail' };
+    }
+    return {
+      baseline: wire.baseline,
+      ...(wire.baselineError ? { baselineError: wire.baselineError } : {}),
+      mutants,
+    };
   }
 
   private async run(

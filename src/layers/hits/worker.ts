@@ -4,9 +4,11 @@
  * gate's environment (the pool starts it with a scrubbed one) and reports
  * plain data back.
  */
+
+import { threadId } from 'node:worker_threads';
 import { createModuleLoader } from '../../util/module-loader.js';
 import { type BrandedProperty, definitionsOf } from './define-property.js';
-import type { MutantOutcome, Status } from './model.js';
+import type { MutantLabel, MutantOutcome, Status } from './model.js';
 import { deepFreeze, generateMutants, type PerturbOptions } from './perturb/index.js';
 
 export interface ListTask {
@@ -34,12 +36,31 @@ export interface ScoreTask {
   perturb: PerturbOptions;
   /** Int32 slots: [0] checks started (the watchdog's heartbeat), [1] index of the check running (-1 = baseline). */
   progress: SharedArrayBuffer;
+  /** Keys of mutant label lists the pool already holds (see `ScoreWireResult.labelsKey`). */
+  knownLabels?: readonly string[];
 }
 
 export interface ScoreResult {
   baseline: Status;
   baselineError?: string;
   mutants: MutantOutcome[];
+}
+
+/**
+ * What a score task sends back: one byte per mutant instead of one object per
+ * mutant (cloning those cost more than the checks). The pool turns it back
+ * into a `ScoreResult` with the labels, which are the same for every property
+ * of the same fixture and options, so they cross the thread boundary once.
+ */
+export interface ScoreWireResult {
+  baseline: Status;
+  baselineError?: string;
+  /** Per mutant, in order: 1 pass, 0 fail. */
+  statuses: Uint8Array;
+  /** Names the labels in the pool's cache; absent when the labels are not cached. */
+  labelsKey?: string;
+  /** The mutants' labels, unless the task listed `labelsKey` as known. */
+  labels?: MutantLabel[];
 }
 
 // Head code's console output would interleave with the gate's own report: keep it out.
@@ -69,6 +90,41 @@ function oneLine(err: unknown): string {
   return (text.split('\n')[0] ?? text).slice(0, 300);
 }
 
+const FAIL = 0;
+const PASS = 1;
+type Verdict = typeof FAIL | typeof PASS;
+
+/** The text `oneLine` would give, only for its side effects: a mutant's error is not reported. */
+function touchError(err: unknown): void {
+  if (err instanceof Error) void `${err.name}: ${err.message}`;
+  else void `thrown: ${String(err)}`;
+}
+
+async function settleMutant(thenable: unknown): Promise<Verdict> {
+  try {
+    return (await thenable) === false ? FAIL : PASS;
+  } catch (err) {
+    touchError(err);
+    return FAIL;
+  }
+}
+
+/**
+ * One check of a mutant. Synchronous unless the check returned a thenable:
+ * awaiting every check would cost a promise and a microtask turn per mutant.
+ */
+function checkMutant(property: BrandedProperty, value: unknown): Verdict | Promise<Verdict> {
+  let result: unknown;
+  try {
+    result = property.check(value);
+    if (result && typeof (result as PromiseLike<unknown>).then === 'function') return settleMutant(result);
+  } catch (err) {
+    touchError(err);
+    return FAIL;
+  }
+  return result === false ? FAIL : PASS;
+}
+
 async function runCheck(
   property: BrandedProperty,
   fixture: unknown,
@@ -79,6 +135,123 @@ async function runCheck(
     return result === false ? { status: 'fail', error: 'check returned false' } : { status: 'pass' };
   } catch (err) {
     return { status: 'fail', error: oneLine(err) };
+  }
+}
+
+// ------------------------------------------------------------ mutant cache
+//
+// Properties of one repository mostly share a few fixtures, and every task of
+// a revision carries the same perturbation options: the mutants of a fixture
+// are built once per worker and reused by every property checked against it.
+// A task's fixture arrives as a fresh structured clone, so the cache is keyed
+// by content (same keys in the same order, same values), never by identity.
+// Mutants are deeply frozen, so no check can change what the next one sees.
+
+interface Prepared {
+  key: string;
+  /** Deep-frozen. */
+  fixture: unknown;
+  perturb: PerturbOptions;
+  values: unknown[];
+  labels: MutantLabel[];
+  cost: number;
+}
+
+/** Rough memory budget, in value slots, for one fixture's mutants and for all of them. */
+const ENTRY_BUDGET = 1 << 18;
+const TOTAL_BUDGET = 1 << 20;
+const MAX_ENTRIES = 16;
+/** Most recently used first. */
+const prepared: Prepared[] = [];
+let preparedSeq = 0;
+
+/**
+ * True when `a` and `b` are the same plain data: primitives by `Object.is`,
+ * arrays item by item, plain objects key by key in the same order. Anything
+ * else (a Date, a Map, another prototype) is never the same.
+ */
+function sameData(a: unknown, b: unknown): boolean {
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (Object.is(x, y)) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
+      continue;
+    }
+    const px = Object.getPrototypeOf(x);
+    if (Array.isArray(y) || px !== Object.getPrototypeOf(y) || (px !== Object.prototype && px !== null))
+      return false;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.length !== ky.length) return false;
+    const rx = x as Record<string, unknown>;
+    const ry = y as Record<string, unknown>;
+    for (let i = 0; i < kx.length; i++) {
+      const k = kx[i] as string;
+      if (k !== ky[i]) return false;
+      pending.push(rx[k], ry[k]);
+    }
+  }
+  return true;
+}
+
+function lookupPrepared(fixture: unknown, perturb: PerturbOptions): Prepared | undefined {
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i] as Prepared;
+    if (sameData(p.fixture, fixture) && sameData(p.perturb, perturb)) {
+      if (i > 0) {
+        prepared.splice(i, 1);
+        prepared.unshift(p);
+      }
+      return p;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An upper bound of what one mutant holds beyond what it shares with the
+ * fixture: one copied container per level down to `maxDepth`, plus the new
+ * value (a container or a string) at the bottom.
+ */
+function mutantCost(fixture: unknown, maxDepth: number): number {
+  let cost = 0;
+  let level: unknown[] = [fixture];
+  for (let depth = 0; level.length > 0 && depth <= maxDepth; depth++) {
+    let widest = 1;
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (typeof v === 'string') widest = Math.max(widest, Math.ceil(v.length / 8));
+      else if (Array.isArray(v)) {
+        widest = Math.max(widest, v.length + 1);
+        for (const c of v) next.push(c);
+      } else if (typeof v === 'object' && v !== null) {
+        const r = v as Record<string, unknown>;
+        const keys = Object.keys(r);
+        widest = Math.max(widest, keys.length + 1);
+        for (const k of keys) next.push(r[k]);
+      }
+    }
+    cost += widest;
+    if (cost > ENTRY_BUDGET) return cost;
+    level = next;
+  }
+  return cost;
+}
+
+function remember(p: Prepared): void {
+  prepared.unshift(p);
+  let total = 0;
+  for (let i = 0; i < prepared.length; i++) {
+    total += (prepared[i] as Prepared).cost;
+    if (i >= MAX_ENTRIES || total > TOTAL_BUDGET) {
+      prepared.length = i;
+      break;
+    }
   }
 }
 
@@ -111,26 +284,70 @@ async function list(task: ListTask): Promise<ListResult> {
   return { properties, errors };
 }
 
-async function score(task: ScoreTask): Promise<ScoreResult> {
+async function score(task: ScoreTask): Promise<ScoreWireResult> {
   const defs = await load(task.module);
   const property = defs.find((d) => d.name === task.name);
   if (!property) throw new Error(`property '${task.name}' is no longer exported by ${task.module}`);
   const progress = new Int32Array(task.progress);
-  const fixture = deepFreeze(task.fixture);
+  const hit = lookupPrepared(task.fixture, task.perturb);
+  const fixture = hit ? hit.fixture : deepFreeze(task.fixture);
   Atomics.store(progress, 1, -1);
   Atomics.add(progress, 0, 1);
   const base = await runCheck(property, fixture);
-  const mutants: MutantOutcome[] = [];
-  let i = 0;
-  for (const m of generateMutants(fixture, task.perturb)) {
-    Atomics.store(progress, 1, i++);
-    Atomics.add(progress, 0, 1);
-    const r = await runCheck(property, m.value);
-    mutants.push({ paths: m.paths, operators: m.operators, status: r.status });
+  // Heartbeat per mutant: slot 1 (the index) first, then slot 0 (checks
+  // started: the baseline, then i + 1 mutants) with a sequentially consistent
+  // store, so the watchdog that sees the new count also sees the new index.
+  let statuses: Uint8Array;
+  let labels: MutantLabel[];
+  let labelsKey: string | undefined;
+  if (hit) {
+    const values = hit.values;
+    const n = values.length;
+    statuses = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      progress[1] = i;
+      Atomics.store(progress, 0, i + 2);
+      const v = checkMutant(property, values[i]);
+      statuses[i] = typeof v === 'number' ? v : await v;
+    }
+    labels = hit.labels;
+    labelsKey = hit.key;
+  } else {
+    // Built while they are checked, as before; kept for the next task if they fit the budget.
+    const mutants = generateMutants(fixture, task.perturb);
+    const cost = mutantCost(fixture, task.perturb.maxDepth) * (task.perturb.interactions?.length ? 2 : 1);
+    let values: unknown[] | undefined = [];
+    const out: number[] = [];
+    labels = [];
+    let i = 0;
+    for (const m of mutants) {
+      progress[1] = i;
+      Atomics.store(progress, 0, i + 2);
+      const v = checkMutant(property, m.value);
+      out.push(typeof v === 'number' ? v : await v);
+      labels.push({ paths: m.paths, operators: m.operators });
+      i++;
+      if (values !== undefined) {
+        if (i * cost > ENTRY_BUDGET) values = undefined;
+        else values.push(m.value);
+      }
+    }
+    statuses = Uint8Array.from(out);
+    if (values !== undefined) {
+      labelsKey = `${threadId}.${preparedSeq++}`;
+      remember({ key: labelsKey, fixture, perturb: task.perturb, values, labels, cost: i * cost });
+    }
   }
-  return { baseline: base.status, ...(base.error ? { baselineError: base.error } : {}), mutants };
+  const sendLabels = labelsKey === undefined || !task.knownLabels?.includes(labelsKey);
+  return {
+    baseline: base.status,
+    ...(base.error ? { baselineError: base.error } : {}),
+    statuses,
+    ...(labelsKey !== undefined ? { labelsKey } : {}),
+    ...(sendLabels ? { labels } : {}),
+  };
 }
 
-export default async function run(task: ListTask | ScoreTask): Promise<ListResult | ScoreResult> {
+export default async function run(task: ListTask | ScoreTask): Promise<ListResult | ScoreWireResult> {
   return task.kind === 'list' ? list(task) : score(task);
 }

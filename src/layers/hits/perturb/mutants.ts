@@ -21,7 +21,7 @@ import {
   PathSyntaxError,
   parsePath,
 } from './json-path.js';
-import { arrayWith, isContainer, kindOf, objectWith } from './json-value.js';
+import { isContainer, kindOf, objectWith } from './json-value.js';
 import {
   BUILTIN_OPERATORS,
   type Operator,
@@ -279,20 +279,55 @@ function changes(ops: readonly Operator[], value: unknown): { name: string; valu
   return out;
 }
 
+/**
+ * `arrayWith`, without `slice` (slow on a frozen array) or the array iterator:
+ * a frozen shallow copy of `a` with index `i` replaced.
+ */
+function copyArrayWith(a: readonly unknown[], i: number, value: unknown): readonly unknown[] {
+  const n = a.length;
+  const copy = new Array<unknown>(n);
+  for (let k = 0; k < n; k++) copy[k] = a[k];
+  copy[i] = value;
+  return Object.freeze(copy);
+}
+
+/**
+ * `objectWith` for an existing key of a plain object: a spread copies the own
+ * enumerable string keys in the same order, as data properties (an own
+ * `"__proto__"` key stays data), far faster than one `defineProperty` each.
+ * Anything else (another prototype, symbol keys, the `"__proto__"` key itself)
+ * takes `objectWith`.
+ */
+function copyObjectWith(o: object, key: string, value: unknown): object {
+  if (
+    key === '__proto__' ||
+    Object.getPrototypeOf(o) !== Object.prototype ||
+    Object.getOwnPropertySymbols(o).length > 0
+  ) {
+    return objectWith(o, key, value);
+  }
+  const copy: Record<string, unknown> = { ...(o as Record<string, unknown>) };
+  copy[key] = value;
+  return Object.freeze(copy);
+}
+
 /** `root` with the value at `segs` replaced: the containers on the path are copied and frozen, all else shared. */
 function setAt(root: unknown, segs: JsonPath, value: unknown): unknown {
-  const chain: unknown[] = [];
+  const n = segs.length;
+  const chain = new Array<unknown>(n);
   let cur = root;
-  for (const seg of segs) {
-    chain.push(cur);
-    cur = (cur as Record<string | number, unknown>)[seg];
+  for (let i = 0; i < n; i++) {
+    chain[i] = cur;
+    cur = (cur as Record<string | number, unknown>)[segs[i] as string | number];
   }
   let out = value;
-  for (let i = segs.length - 1; i >= 0; i--) {
+  for (let i = n - 1; i >= 0; i--) {
     const seg = segs[i] as string | number;
     const container = chain[i] as object;
     out =
-      typeof seg === 'number' ? arrayWith(container as unknown[], seg, out) : objectWith(container, seg, out);
+      typeof seg === 'number'
+        ? copyArrayWith(container as unknown[], seg, out)
+        : copyObjectWith(container, seg, out);
   }
   return out;
 }

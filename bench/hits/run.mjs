@@ -1,0 +1,277 @@
+#!/usr/bin/env node
+// Hit-scoring benchmark: how much the hits layer adds on top of the property
+// checks themselves, measured against yardsticks in the same run.
+//   (1) 200 in-process properties x every mutant of a 59-leaf invoice:
+//       scorer time vs the bare time of the same checks over pre-built mutants
+//       in a plain loop                           goal: <= 1.2x (<= ~100 ns/mutant)
+//   (2) the same 200 properties through PropertyPool, 2 workers vs 1
+//                                                 goal: >= 1.7x speedup
+//   (3) Python: HarnessClient + patchgate_harness.py on the seed's
+//       invoice_total_matches_lines vs the seed's way (deep copy per mutant and
+//       check, in one Python process)             goal: >= 1x its mutants/s
+//       and a trivial check through the harness   goal: >= 30,000 mutants/s
+// Usage: node bench/hits/run.mjs [--runs N] [--skip-python]
+// Needs a build first (`npm run build`); always exits 0, since it is a measurement.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { makeInvoice, PERTURB } from './fixture.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '..', '..');
+const dist = new URL('../../dist/', import.meta.url);
+const dataDir = path.resolve(here, '..', '.data', 'hits');
+const PROPERTIES = path.join(here, 'properties.mjs');
+const TRIVIAL_PY = path.join(here, 'trivial_properties.py');
+const BASELINE_PY = path.join(here, 'deepcopy_baseline.py');
+const SEED_PROPERTY = 'invoice_total_matches_lines';
+/** Checks per Python round: the baseline and every mutant, repeated up to this many. */
+const PYTHON_CHECKS = 10_000;
+
+const args = process.argv.slice(2);
+const runsIdx = args.indexOf('--runs');
+const RUNS = runsIdx >= 0 ? Math.max(1, Number(args[runsIdx + 1]) || 7) : 7;
+const skipPython = args.includes('--skip-python');
+
+if (!fs.existsSync(new URL('layers/hits/worker.js', dist))) {
+  console.error(`hits: ${fileURLToPath(dist)} has no build; run \`npm run build\` first`);
+  process.exit(0);
+}
+const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
+const { deepFreeze, generateMutants, lookupPath, parsePath } = await import(
+  new URL('layers/hits/perturb/index.js', dist).href
+);
+const { HarnessClient } = await import(new URL('runners/harness/client.js', dist).href);
+const { PYTHON_ADAPTER_PATH } = await import(new URL('runners/harness/python-adapter.js', dist).href);
+
+const fixture = makeInvoice();
+const perturb = { ...PERTURB };
+const mutantsOfFixture = [...generateMutants(deepFreeze(structuredClone(fixture)), perturb)];
+const M = mutantsOfFixture.length;
+
+console.log(
+  `hits: ${RUNS} interleaved rounds, best taken; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${os.availableParallelism()} CPUs`,
+);
+
+// ---------------------------------------------------------------- (1) and (2)
+const bench = await startBenchWorker();
+const pool1 = new PropertyPool({ workers: 1, timeoutMs: 60_000, env: {} });
+const pool2 = new PropertyPool({ workers: 2, timeoutMs: 60_000, env: {} });
+const listed = await pool1.list([PROPERTIES]);
+if (listed.errors.length > 0) throw new Error(`listing failed: ${JSON.stringify(listed.errors)}`);
+const names = listed.properties.map((p) => p.name);
+const P = names.length;
+const checks = P * (M + 1);
+
+// Warm-up, untimed: JIT, module loading in every pool thread, the workers' mutant caches.
+for (let i = 0; i < 3; i++) {
+  await bench.run('bare');
+  await bench.run('direct');
+  await poolRound(pool1);
+  await poolRound(pool2);
+}
+
+const times = { bare: [], direct: [], pool1: [], pool2: [] };
+let reference;
+let agree = true;
+const sides = [
+  ['bare', () => bench.run('bare')],
+  ['direct', () => bench.run('direct')],
+  ['pool1', () => poolRound(pool1)],
+  ['pool2', () => poolRound(pool2)],
+];
+for (let r = 0; r < RUNS; r++) {
+  // Alternate the order so a busy neighbour does not always hit the same side.
+  const order = r % 2 === 0 ? sides : [...sides].reverse();
+  for (const [name, fn] of order) {
+    const { ns, statuses } = await fn();
+    times[name].push(ns);
+    reference ??= statuses;
+    if (!sameBytes(reference, statuses)) agree = false;
+  }
+}
+await bench.close();
+await pool1.close();
+await pool2.close();
+
+const best = (name) => Math.min(...times[name]);
+const perCheck = (name) => best(name) / checks;
+const passed = reference.reduce((s, b) => s + b, 0);
+console.log(
+  `  (1) ${P} properties x (${M} mutants + the baseline) = ${checks.toLocaleString('en-US')} checks per round; ` +
+    `statuses of all four sides ${agree ? 'agree' : 'DIFFER'} (${passed.toLocaleString('en-US')} pass)`,
+);
+for (const name of Object.keys(times)) {
+  console.log(`  (1) ${name.padEnd(6)} rounds: ${times[name].map((t) => `${(t / 1e6).toFixed(1)}ms`).join(', ')}`);
+}
+const bareNs = perCheck('bare');
+for (const [name, label] of [
+  ['direct', 'score task called directly in one worker thread'],
+  ['pool1', 'PropertyPool, workers: 1 (the real path)'],
+]) {
+  const ns = perCheck(name);
+  const ratio = ns / bareNs;
+  console.log(
+    `hits (1) ${label}: ${M * P} mutants, bare ${bareNs.toFixed(0)} ns/mutant, scorer ${ns.toFixed(0)} ns/mutant, ` +
+      `overhead ${(ns - bareNs).toFixed(0)} ns/mutant, ratio ${ratio.toFixed(2)}x (goal <= 1.2x) ${ratio <= 1.2 && agree ? 'PASS' : 'MISS'}`,
+  );
+}
+const speedup = best('pool1') / best('pool2');
+console.log(
+  `hits (2) PropertyPool, ${P} properties: 1 worker ${(best('pool1') / 1e6).toFixed(1)} ms, 2 workers ${(best('pool2') / 1e6).toFixed(1)} ms, ` +
+    `speedup ${speedup.toFixed(2)}x (goal >= 1.7x) ${speedup >= 1.7 && agree ? 'PASS' : 'MISS'}`,
+);
+
+// ---------------------------------------------------------------- (3)
+if (skipPython) process.exit(0);
+const sharedDir = process.env.PATCHGATE_SHARED_DIR ?? path.resolve(repoRoot, '..', 'shared');
+const SEED_PY = path.join(sharedDir, 'reference', 'seed000', 'properties.py');
+if (!fs.existsSync(SEED_PY)) {
+  console.log(`hits (3) skipped: ${SEED_PY} not found (set PATCHGATE_SHARED_DIR)`);
+  process.exit(0);
+}
+
+// The same checks on both sides: the baseline, then every mutant, repeated.
+const frozen = deepFreeze(structuredClone(fixture));
+const once = [frozen, ...mutantsOfFixture.map((m) => m.value)];
+const repeat = Math.ceil(PYTHON_CHECKS / once.length);
+const items = Array.from({ length: repeat }, () => once).flat();
+// For the seed's way: each mutant as the one value it replaces (no mutant has two).
+const edits = [[[], null]];
+for (const m of mutantsOfFixture) {
+  const segs = parsePath(m.paths[0]);
+  edits.push([segs, lookupPath(m.value, segs).value]);
+}
+fs.mkdirSync(dataDir, { recursive: true });
+const inputJson = path.join(dataDir, 'deepcopy-input.json');
+fs.writeFileSync(inputJson, JSON.stringify({ fixture, edits, repeat }));
+
+const harnessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
+const start = (module) =>
+  HarnessClient.start({
+    command: ['python3', PYTHON_ADAPTER_PATH, module],
+    cwd: here,
+    env: harnessEnv,
+    timeoutMs: 10_000,
+  });
+const seedHarness = await start(SEED_PY);
+const trivialHarness = await start(TRIVIAL_PY);
+const harnessRound = async (client, name) => {
+  const t0 = process.hrtime.bigint();
+  const out = await client.check(name, items);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { seconds, passed: out.filter((o) => o.status === 'pass').length };
+};
+await harnessRound(seedHarness, SEED_PROPERTY);
+await harnessRound(trivialHarness, 'trivial');
+
+const py = { harness: [], deepcopy: [], trivial: [] };
+let harnessPassed;
+let deepcopyPassed;
+for (let r = 0; r < RUNS; r++) {
+  const h = await harnessRound(seedHarness, SEED_PROPERTY);
+  py.harness.push(h.seconds);
+  harnessPassed = h.passed;
+  const d = runDeepcopy();
+  py.deepcopy.push(d.seconds);
+  deepcopyPassed = d.passed;
+  py.trivial.push((await harnessRound(trivialHarness, 'trivial')).seconds);
+}
+await seedHarness.close();
+await trivialHarness.close();
+
+const rate = (name) => items.length / Math.min(...py[name]);
+const same = harnessPassed === deepcopyPassed;
+console.log(
+  `  (3) ${items.length.toLocaleString('en-US')} checks per round (${repeat} x (${M} mutants + the baseline)); ` +
+    `harness rounds ${fmtSeconds(py.harness)}; deep-copy rounds ${fmtSeconds(py.deepcopy)}; trivial rounds ${fmtSeconds(py.trivial)}`,
+);
+console.log(
+  `  (3) passing checks: harness ${harnessPassed}, deep copy ${deepcopyPassed} (${same ? 'agree' : 'DIFFER'})`,
+);
+const pyRatio = rate('harness') / rate('deepcopy');
+console.log(
+  `hits (3) seed's ${SEED_PROPERTY}: harness ${fmtRate(rate('harness'))} mutants/s, seed's deep copy per mutant ` +
+    `${fmtRate(rate('deepcopy'))} mutants/s, ratio ${pyRatio.toFixed(2)}x (goal >= 1x) ${pyRatio >= 1 && same ? 'PASS' : 'MISS'}`,
+);
+console.log(
+  `hits (3) trivial check through the harness, pipelined: ${fmtRate(rate('trivial'))} mutants/s ` +
+    `(goal >= 30,000) ${rate('trivial') >= 30_000 ? 'PASS' : 'MISS'}`,
+);
+process.exit(0);
+
+// ---------------------------------------------------------------- helpers
+
+async function poolRound(pool) {
+  const t0 = process.hrtime.bigint();
+  // As the scorer does: every property's task at once, the pool spreads them.
+  const results = await Promise.all(
+    names.map((name) => pool.score({ module: PROPERTIES, name, fixture, perturb })),
+  );
+  const ns = Number(process.hrtime.bigint() - t0);
+  const statuses = new Uint8Array(checks);
+  let k = 0;
+  for (const r of results) {
+    statuses[k++] = r.baseline === 'pass' ? 1 : 0;
+    for (const m of r.mutants) statuses[k++] = m.status === 'pass' ? 1 : 0;
+  }
+  return { ns, statuses };
+}
+
+async function startBenchWorker() {
+  const worker = new Worker(new URL('./inproc-worker.mjs', import.meta.url), {
+    workerData: { module: PROPERTIES, fixture, perturb },
+  });
+  let pending;
+  const ready = new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', resolve);
+  });
+  worker.on('message', (m) => pending?.(m));
+  worker.on('error', (err) => {
+    console.error(`hits: benchmark worker failed: ${err.stack ?? err}`);
+    process.exit(0);
+  });
+  await ready;
+  return {
+    run(cmd) {
+      return new Promise((resolve) => {
+        pending = resolve;
+        worker.postMessage(cmd);
+      });
+    },
+    close: () => worker.terminate(),
+  };
+}
+
+function runDeepcopy() {
+  const r = spawnSync('python3', ['-B', BASELINE_PY, SEED_PY, SEED_PROPERTY, inputJson], {
+    cwd: here,
+    encoding: 'utf8',
+    env: { ...harnessEnv, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  if (r.status !== 0) throw new Error(`deepcopy_baseline.py failed (${r.status}): ${r.stderr}`);
+  const out = JSON.parse(r.stdout);
+  if (out.checks !== items.length) throw new Error(`deepcopy_baseline.py ran ${out.checks} checks`);
+  return out;
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function fmtSeconds(list) {
+  return list.map((s) => `${(s * 1000).toFixed(0)}ms`).join(', ');
+}
+
+function fmtRate(n) {
+  return Math.round(n).toLocaleString('en-US');
+}

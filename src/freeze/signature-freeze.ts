@@ -1,0 +1,318 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseJsonDocument } from '../config/documents.js';
+import { issuesToProblems } from '../config/issues.js';
+import { ContractFileError, InputError, type Problem } from '../errors.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signatures/normalize.js';
+import { type FailureSignature, failureSignature, templateDigest } from '../signatures/signature.js';
+import { type Freeze, isExpired, isoDate } from './model.js';
+
+/**
+ * The failure-signature freeze (seed 001, `flake_signatures.json`): known
+ * failures and skips frozen by the hash of their normalized message, never by
+ * test name.
+ *
+ * The file stays in the seed's format, `{"signatures": [{"sha256": ...}]}`, so
+ * the seed's script still reads it. Each row may carry our fields too: the
+ * `template` the hash was computed from (for the humans reviewing it), `kind`,
+ * the `scheme` that normalized the message, `owner`, `reason`, `expires`,
+ * `action`, and `example_test`, the test the row was recorded from (shown,
+ * never matched on).
+ *
+ * Only `sha256` is required by the reader, so rows written by the seed's
+ * script load. Such a row is an *incomplete* freeze: without an owner, an
+ * expiry and a next step it never covers a failure (a freeze without an expiry
+ * is a permanent blind spot), but it still counts as a row, so deleting it is
+ * still SIGNATURE_ROW_DELETED, and `rowsMatching` still finds it so a finding
+ * can say which row almost covered the failure and what it lacks.
+ * `patchgate signatures add` always writes all three.
+ *
+ * A file that contradicts itself is rejected whole (CONTRACT_INVALID), like
+ * any malformed contract: a row whose template no longer hashes to its
+ * sha256 (someone edited the text a human reviewed, or the hash), a `kind`
+ * that is not the template's kind, and the same sha256 on two rows.
+ */
+
+export const DEFAULT_SIGNATURE_FREEZE = 'flake_signatures.json';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+const sha256Field = z.string().superRefine((v, ctx) => {
+  if (SHA256_HEX.test(v)) return;
+  const hint = /^[0-9a-fA-F]{64}$/.test(v) ? ' (write it in lowercase)' : '';
+  const shown = v.length > 70 ? `${v.slice(0, 70)}…` : v;
+  ctx.addIssue({
+    code: 'custom',
+    message: `expected a SHA-256 digest of 64 lowercase hex characters, got '${shown}'${hint}`,
+  });
+});
+
+const dateString = z.string().superRefine((v, ctx) => {
+  if (!isoDate(v)) {
+    const why = /^\d{4}-\d{2}-\d{2}$/.test(v)
+      ? 'which is not a real calendar date'
+      : 'not in YYYY-MM-DD form';
+    ctx.addIssue({ code: 'custom', message: `expected a date such as 2026-10-04, got '${v}', ${why}` });
+  }
+});
+
+const rowSchema = z.strictObject({
+  sha256: sha256Field,
+  template: z.string().optional(),
+  kind: z.string().optional(),
+  scheme: z.enum(SIGNATURE_SCHEMES).optional(),
+  owner: z.string().optional(),
+  reason: z.string().optional(),
+  expires: dateString.optional(),
+  action: z.string().optional(),
+  example_test: z.string().optional(),
+});
+
+export const signatureFreezeSchema = z.strictObject({
+  signatures: z.array(rowSchema),
+});
+
+/** One row as written in the file. */
+export type SignatureRow = z.output<typeof rowSchema>;
+
+/** A row plus where it was read from. Neither field is written back. */
+export interface SignatureFreezeRow extends SignatureRow {
+  /** 0-based position in the file's `signatures` list. */
+  index: number;
+  /** 1-based line of the row's opening brace, when read from text. */
+  line?: number;
+}
+
+export interface SignatureFreeze {
+  /** Repo-relative path the rows were read from. */
+  file: string;
+  rows: SignatureFreezeRow[];
+}
+
+/** The fields a row needs before it can cover anything. */
+export type RequiredFreezeField = 'owner' | 'expires' | 'action';
+
+const present = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+
+/** Which of owner, expires and action a row lacks; a blank value counts as missing. */
+export function missingFields(row: SignatureRow): RequiredFreezeField[] {
+  const missing: RequiredFreezeField[] = [];
+  if (!present(row.owner)) missing.push('owner');
+  if (!present(row.expires)) missing.push('expires');
+  if (!present(row.action)) missing.push('action');
+  return missing;
+}
+
+export type SignatureRowStatus = 'active' | 'expired' | 'incomplete';
+
+/** Incomplete wins over expired: the row was never a valid freeze, whatever its date. */
+export function rowStatus(row: SignatureRow, today: string): SignatureRowStatus {
+  if (missingFields(row).length > 0) return 'incomplete';
+  return isExpired({ expires: row.expires ?? '' }, today) ? 'expired' : 'active';
+}
+
+/**
+ * The row as a generic freeze. Missing fields become empty strings, which the
+ * shared model reads as expired and ownerless, so an incomplete row can never
+ * pass as active anywhere it is judged.
+ */
+export function signatureRowToFreeze(row: SignatureFreezeRow, file: string): Freeze {
+  return {
+    kind: 'signature',
+    covers: row.sha256,
+    owner: row.owner ?? '',
+    ...(row.reason !== undefined ? { reason: row.reason } : {}),
+    expires: row.expires ?? '',
+    action: row.action ?? '',
+    source: row.line === undefined ? { file, index: row.index } : { file, index: row.index, line: row.line },
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Checks that need the whole file: duplicates, and templates that no longer
+ * hash to their row. Runs on the raw value so these problems are reported in
+ * the same pass as shape problems; fields of the wrong type are skipped here
+ * (the schema reports them).
+ */
+function consistencyProblems(
+  value: unknown,
+  file: string,
+  locate: (p: readonly PropertyKey[]) => { line: number; column: number } | undefined,
+): Problem[] {
+  if (!isRecord(value) || !Array.isArray(value.signatures)) return [];
+  const problems: Problem[] = [];
+  const firstRow = new Map<string, number>();
+  value.signatures.forEach((raw: unknown, i: number) => {
+    if (!isRecord(raw)) return;
+    const at = (field: string) => ({
+      file,
+      path: `signatures[${i}].${field}`,
+      ...locate(['signatures', i, field]),
+    });
+    const sha = typeof raw.sha256 === 'string' && SHA256_HEX.test(raw.sha256) ? raw.sha256 : undefined;
+    if (sha !== undefined) {
+      const first = firstRow.get(sha);
+      if (first === undefined) firstRow.set(sha, i);
+      else {
+        const line = locate(['signatures', first])?.line;
+        problems.push({
+          ...at('sha256'),
+          message: `duplicates row ${first}${line !== undefined ? ` (line ${line})` : ''}; a signature is frozen by one row, so change that row instead of adding another.`,
+        });
+      }
+    }
+    const template = typeof raw.template === 'string' ? raw.template : undefined;
+    if (template !== undefined && sha !== undefined) {
+      const actual = templateDigest(template);
+      if (actual !== sha) {
+        problems.push({
+          ...at('template'),
+          message: `hashes to ${actual}, not to the row's sha256 ${sha}: the template or the hash was edited, so the row no longer covers what it says. Restore the template, or remove the row and record the failure again with \`patchgate signatures add\`.`,
+        });
+      }
+    }
+    if (template !== undefined && typeof raw.kind === 'string' && !template.startsWith(`${raw.kind}|`)) {
+      problems.push({
+        ...at('kind'),
+        message: `is '${raw.kind}', but the template starts with a different kind; a template is 'kind|message', and the two must agree.`,
+      });
+    }
+  });
+  return problems;
+}
+
+/** Parses and checks a freeze file; every problem is reported at once as CONTRACT_INVALID. */
+export function parseSignatureFreeze(text: string, file: string): SignatureFreeze {
+  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
+  const result = signatureFreezeSchema.safeParse(doc.value, { reportInput: true });
+  const problems = [
+    ...(result.success ? [] : issuesToProblems(result.error.issues, file, signatureFreezeSchema, doc.locate)),
+    ...consistencyProblems(doc.value, file, (p) => doc.locate(p, false)),
+  ];
+  if (problems.length > 0 || !result.success) {
+    throw new ContractFileError(
+      'CONTRACT_INVALID',
+      problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.path.localeCompare(b.path)),
+    );
+  }
+  return {
+    file,
+    rows: result.data.signatures.map((row, index) => {
+      const line = doc.locate(['signatures', index], false)?.line;
+      return line === undefined ? { ...row, index } : { ...row, index, line };
+    }),
+  };
+}
+
+/**
+ * Reads the freeze from a checkout. A missing file is an input error by
+ * default, as for every contract file. A caller reading the head to look for
+ * deleted rows passes `ifMissing: 'empty'`: a deleted file deletes every row.
+ */
+export async function readSignatureFreeze(
+  root: string,
+  file: string,
+  revision: string,
+  opts: { ifMissing?: 'error' | 'empty' } = {},
+): Promise<SignatureFreeze> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (opts.ifMissing === 'empty') return { file, rows: [] };
+      throw new InputError(
+        'CONTRACT_INVALID',
+        `the signature freeze ${file} does not exist in ${revision}; a human creates it with \`patchgate signatures add\` and commits it`,
+        { file },
+      );
+    }
+    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
+      file,
+    });
+  }
+  return parseSignatureFreeze(text, file);
+}
+
+function plainRow(r: SignatureRow): SignatureRow {
+  const out: SignatureRow = { sha256: r.sha256 };
+  if (r.template !== undefined) out.template = r.template;
+  if (r.kind !== undefined) out.kind = r.kind;
+  if (r.scheme !== undefined) out.scheme = r.scheme;
+  if (r.owner !== undefined) out.owner = r.owner;
+  if (r.reason !== undefined) out.reason = r.reason;
+  if (r.expires !== undefined) out.expires = r.expires;
+  if (r.action !== undefined) out.action = r.action;
+  if (r.example_test !== undefined) out.example_test = r.example_test;
+  return out;
+}
+
+/**
+ * Serializes a freeze the same way every time: rows in file order, fields in
+ * a fixed order (the seed's `sha256` first, then what a reviewer reads), only
+ * the fields a row has, two-space indent, final newline.
+ */
+export function formatSignatureFreeze(f: { rows: readonly SignatureRow[] }): string {
+  return `${JSON.stringify({ signatures: f.rows.map(plainRow) }, null, 2)}\n`;
+}
+
+/** One row as it appears in the file (for printing). */
+export function formatSignatureRow(row: SignatureRow): string {
+  return JSON.stringify(plainRow(row), null, 2);
+}
+
+/** The schemes a row is matched under: its own, or both when the row does not say. */
+function schemesOf(row: SignatureRow): readonly SignatureScheme[] {
+  return row.scheme !== undefined ? [row.scheme] : SIGNATURE_SCHEMES;
+}
+
+export interface SignatureRowMatch {
+  row: SignatureFreezeRow;
+  scheme: SignatureScheme;
+  signature: FailureSignature;
+}
+
+/**
+ * Every row whose hash equals the failure's signature under that row's
+ * scheme, whatever the row's status, in file order. A row without a `scheme`
+ * (the seed's script writes none) is tried under both: its hash can only equal
+ * a template it was computed from, so this cannot widen what it covers.
+ */
+export function rowsMatching(freeze: SignatureFreeze, kind: string, message: string): SignatureRowMatch[] {
+  const cache = new Map<SignatureScheme, FailureSignature>();
+  const sig = (scheme: SignatureScheme): FailureSignature => {
+    let s = cache.get(scheme);
+    if (!s) {
+      s = failureSignature(kind, message, scheme);
+      cache.set(scheme, s);
+    }
+    return s;
+  };
+  const out: SignatureRowMatch[] = [];
+  for (const row of freeze.rows) {
+    const scheme = schemesOf(row).find((s) => sig(s).sha256 === row.sha256);
+    if (scheme !== undefined) out.push({ row, scheme, signature: sig(scheme) });
+  }
+  return out;
+}
+
+/** The first complete, unexpired row covering this failure, or undefined. */
+export function matchFailure(
+  freeze: SignatureFreeze,
+  kind: string,
+  message: string,
+  today: string,
+): SignatureFreezeRow | undefined {
+  return rowsMatching(freeze, kind, message).find((m) => rowStatus(m.row, today) === 'active')?.row;
+}
+
+/** Base rows (by sha256) that the head no longer has: each is a SIGNATURE_ROW_DELETED. */
+export function deletedRows(base: SignatureFreeze, head: SignatureFreeze): SignatureFreezeRow[] {
+  const kept = new Set(head.rows.map((r) => r.sha256));
+  return base.rows.filter((r) => !kept.has(r.sha256));
+}

@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseJsonDocument, validateDocument } from '../config/documents.js';
+import { InputError } from '../errors.js';
+import { type Freeze, isExpired, isoDate } from './model.js';
+
+const nonBlank = z.string().refine((s) => s.trim().length > 0, 'must not be blank');
+
+/**
+ * Freeze rows for tests that were flaky before the patch (seed 002's rule
+ * one). Every row needs an owner, a reason and an expiry: a freeze without
+ * an expiry is a permanent blind spot.
+ */
+export const stabilityFreezeSchema = z.strictObject({
+  freezes: z.array(
+    z.strictObject({
+      test: nonBlank.describe('The test id as patchgate reports it (suite::classname::name).'),
+      owner: nonBlank,
+      reason: nonBlank,
+      expires: z.string().refine(isoDate, 'expected a date as YYYY-MM-DD'),
+      action: nonBlank.describe('The next step; a freeze without one is a skip.'),
+    }),
+  ),
+});
+
+export type StabilityFreeze = z.output<typeof stabilityFreezeSchema>;
+
+export function parseStabilityFreeze(text: string, file: string): Freeze[] {
+  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
+  const parsed = validateDocument(stabilityFreezeSchema, doc, file, 'CONTRACT_INVALID');
+  return parsed.freezes.map((row, index) => ({
+    kind: 'stability' as const,
+    covers: row.test,
+    owner: row.owner,
+    reason: row.reason,
+    expires: row.expires,
+    action: row.action,
+    source: { file, index, line: doc.locate(['freezes', index], false)?.line },
+  }));
+}
+
+/** A missing file is an empty freeze: nothing is frozen, so every pre-existing flake rejects. */
+export async function readStabilityFreeze(root: string, file: string, revision: string): Promise<Freeze[]> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
+      file,
+    });
+  }
+  return parseStabilityFreeze(text, file);
+}
+
+/** The unexpired row covering a test, if any. */
+export function coveringFreeze(
+  freezes: readonly Freeze[],
+  testId: string,
+  today: string,
+): Freeze | undefined {
+  return freezes.find((f) => f.covers === testId && !isExpired(f, today));
+}

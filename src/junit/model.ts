@@ -1,0 +1,112 @@
+/**
+ * What a JUnit XML report says about each test, normalized across runners.
+ *
+ * Statuses, strongest first (a testcase carrying several result elements takes
+ * the strongest one, so a report can never hide a failure behind a skip):
+ *
+ * - `error`: an `<error>` element (the test could not run to a verdict).
+ * - `failed`: a `<failure>` element; also a testcase that only carries Surefire
+ *   `<rerunFailure>`/`<rerunError>` elements, and one whose `status` attribute
+ *   says failed without any result element.
+ * - `skipped`: a `<skipped>` element, or a runner's skip marker on the
+ *   testcase: `status="notrun|disabled|skipped|ignored"` (googletest, jasmine,
+ *   tst), `result="skipped|suppressed"` (googletest).
+ * - `xfailed`: an expected failure that did fail: pytest's
+ *   `<skipped type="pytest.xfail">`, and Playwright's `fail` annotation on a
+ *   test that passed (Playwright reports expected failures as passes).
+ * - `flaky`: passed after failing: only Surefire/nextest `<flakyFailure>` or
+ *   `<flakyError>` elements, no final failure.
+ * - `passed`: none of the above.
+ */
+export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'xfailed' | 'flaky';
+
+export interface FailureDetail {
+  /**
+   * The `type` attribute; without one, the exception name leading the message
+   * or body (`AssertionError`, `java.lang.IllegalStateException`), `panic` for
+   * a Rust panic, else the element name (`failure` or `error`).
+   */
+  kind: string;
+  /** The `message` attribute as XML normalizes it; without one, the first non-blank line of the body. */
+  message: string;
+  /** The element's own text and CDATA plus any `<stackTrace>` child, trimmed; never system-out/err. */
+  body: string;
+  /** Set when the message or body was cut at the size cap. */
+  truncated?: true;
+}
+
+export interface RetryDetail {
+  /** `failed` for rerunFailure/flakyFailure, `error` for rerunError/flakyError. */
+  status: 'failed' | 'error';
+  kind: string;
+  message: string;
+}
+
+export interface SkipDetail {
+  /** The `<skipped type>` attribute, or the status/result attribute value that marked the skip. */
+  type?: string;
+  message: string;
+}
+
+export interface TestOutcome {
+  /**
+   * Stable id: innermost suite name, classname and name joined with `::`, each
+   * with whitespace folded. The classname is left out when it is empty or the
+   * same as the suite; the suite when it is empty. Suite names lose the
+   * suffixes runners add per run (cargo-nextest `@stress-N`,
+   * unittest-xml-reporting `-YYYYMMDDhhmmss`). Playwright reports prefix the
+   * project (`[chromium] `). Suite-level results get `<suite>::<suite>`.
+   * Ids repeat when a report repeats a test (stress runs, retries written as
+   * separate testcases, duplicated names): this parser never merges them.
+   */
+  id: string;
+  /** Innermost named testsuite, whitespace folded. */
+  suite: string;
+  classname: string;
+  name: string;
+  /** The testcase's `file` attribute, else its nearest suite's. */
+  file?: string;
+  status: TestStatus;
+  /** `<failure>` and `<error>` elements in document order (a testcase may carry several). */
+  failures: readonly FailureDetail[];
+  skipped?: SkipDetail;
+  /** Surefire/nextest rerunFailure, rerunError, flakyFailure and flakyError elements, in order. */
+  retries?: RetryDetail[];
+  /** Seconds; absent when missing, negative or unparsable. */
+  time?: number;
+  /** Testcase-level `<property>` elements (value attribute, else text); the last of a repeated name wins. */
+  properties?: Record<string, string>;
+}
+
+export interface OutcomeCounts {
+  /** Every outcome, suite-level ones included: elements counted, header attributes ignored. */
+  tests: number;
+  passed: number;
+  failed: number;
+  error: number;
+  skipped: number;
+  xfailed: number;
+  flaky: number;
+}
+
+export interface JUnitReport {
+  /** Empty when `onTest` was given: the caller took each outcome as it came. */
+  tests: TestOutcome[];
+  counts: OutcomeCounts;
+}
+
+export interface ParseJUnitOptions {
+  /** Named in error messages. */
+  file?: string;
+  /**
+   * Cap, in UTF-8 bytes, on each message, body, skip message and property
+   * value kept (default 64 KiB). The parser's own buffers are held to about
+   * the same size, which is what bounds memory on reports with huge CDATA.
+   */
+  maxBodyBytes?: number;
+  /** Receives each outcome as soon as its testcase closes; outcomes are then not retained. */
+  onTest?: (test: TestOutcome) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;

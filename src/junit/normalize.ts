@@ -1,0 +1,93 @@
+import { firstLine, foldWhitespace } from './text.js';
+
+// Runners that decorate suite names per run: cargo-nextest stress runs name
+// each iteration `suite@stress-N`, and unittest-xml-reporting appends the
+// start time as `-YYYYMMDDhhmmss`. Left in, the same test would get a new id on
+// every run and look like a test that vanished plus one that appeared.
+const NEXTEST_STRESS_SUFFIX = /@stress-\d+$/;
+const XMLRUNNER_TIME_SUFFIX = /-\d{14}$/;
+
+/** The suite name as it goes into ids. */
+export function suiteKey(name: string): string {
+  const folded = foldWhitespace(name);
+  return folded.replace(NEXTEST_STRESS_SUFFIX, '').replace(XMLRUNNER_TIME_SUFFIX, '');
+}
+
+/** See `TestOutcome.id`. All three arguments are already whitespace-folded. */
+export function testId(suite: string, classname: string, name: string, project?: string): string {
+  let id: string;
+  if (classname === '' || classname === suite) id = suite === '' ? name : `${suite}::${name}`;
+  else if (suite === '') id = `${classname}::${name}`;
+  else id = `${suite}::${classname}::${name}`;
+  return project === undefined ? id : `[${project}] ${id}`;
+}
+
+export const SUITE_LEVEL_NAME = '<suite>';
+
+// The leading token of a message such as `AssertionError: expected 1`,
+// `java.lang.IllegalStateException: bla` or pytest's `E   ValueError`.
+const LEADING_NAME = /^(?:E\s+)?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?=[:\s(]|$)/;
+const EXCEPTION_LIKE = /(?:Error|Exception|Failure|Fault|Panic)$/;
+const RUST_PANIC = /^thread '.*' panicked at /;
+
+/**
+ * What kind of failure this is, for signatures: the `type` attribute when the
+ * runner wrote one, else an exception name read off the message or body.
+ */
+export function failureKind(type: string, message: string, body: string, element: string): string {
+  const declared = foldWhitespace(type);
+  if (declared !== '') return declared;
+  for (const text of [message, body]) {
+    const line = firstLine(text);
+    if (line === '') continue;
+    if (RUST_PANIC.test(line)) return 'panic';
+    const m = LEADING_NAME.exec(line);
+    if (m && EXCEPTION_LIKE.test(m[1]!)) return m[1]!;
+  }
+  return element;
+}
+
+// time="2,503.1" (a thousands separator, as Jenkins reads it).
+const THOUSANDS = /^\d{1,3}(?:,\d{3})+(?:\.\d*)?$/;
+// Integer durations this large are not seconds (a million seconds is eleven
+// days); container-structure-test writes Go's time.Duration, in nanoseconds.
+const NANOSECONDS_ABOVE = 1e6;
+
+/** Seconds, or undefined for a missing, negative or unreadable time. */
+export function parseTime(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  let s = raw.trim();
+  if (s === '') return undefined;
+  if (THOUSANDS.test(s)) s = s.replace(/,/g, '');
+  else if (/^\d+,\d+$/.test(s)) s = s.replace(',', '.');
+  const n = Number(s);
+  if (!Number.isFinite(n) || n < 0) return undefined;
+  if (n > NANOSECONDS_ABOVE && /^\d+$/.test(s)) return n / 1e9;
+  return n;
+}
+
+// Result markers written as testcase attributes rather than elements.
+const SKIP_STATUS = new Set(['notrun', 'disabled', 'skipped', 'skip', 'ignored']);
+const FAILED_STATUS = new Set(['failed', 'failure', 'fail']);
+const ERROR_STATUS = new Set(['error', 'errored']);
+const SKIP_RESULT = new Set(['skipped', 'suppressed']);
+
+export type AttributeVerdict =
+  | { status: 'skipped'; type: string }
+  | { status: 'failed' | 'error'; type: string }
+  | undefined;
+
+/** The verdict a testcase's `status`/`result` attributes carry; elements always take precedence. */
+export function attributeVerdict(status: string | undefined, result: string | undefined): AttributeVerdict {
+  if (status !== undefined) {
+    const s = status.trim().toLowerCase();
+    if (ERROR_STATUS.has(s)) return { status: 'error', type: s };
+    if (FAILED_STATUS.has(s)) return { status: 'failed', type: s };
+    if (SKIP_STATUS.has(s)) return { status: 'skipped', type: s };
+  }
+  if (result !== undefined) {
+    const r = result.trim().toLowerCase();
+    if (SKIP_RESULT.has(r)) return { status: 'skipped', type: r };
+  }
+  return undefined;
+}

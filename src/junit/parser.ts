@@ -1,0 +1,719 @@
+import { TextDecoder } from 'node:util';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { InputError, InternalError } from '../errors.js';
+import { firstInvalidUtf8, incompleteTail, sniffEncoding } from './decode.js';
+import { JUnitParseError } from './errors.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  type FailureDetail,
+  type JUnitReport,
+  type OutcomeCounts,
+  type ParseJUnitOptions,
+  type RetryDetail,
+  type SkipDetail,
+  type TestOutcome,
+  type TestStatus,
+} from './model.js';
+import { attributeVerdict, failureKind, parseTime, SUITE_LEVEL_NAME, suiteKey, testId } from './normalize.js';
+import { detach, firstLine, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
+
+/**
+ * saxes holds the text of the construct it is reading (a CDATA section, a
+ * text run, an attribute value, a comment, a DOCTYPE) in one string until the
+ * construct ends, so a single 500 MB CDATA section would become a 500 MB
+ * string. These are the fields of saxes 6.0.0 (pinned exactly in
+ * package.json) that we cap from outside after every slice we feed it; the
+ * constructor checks they exist, so an upgrade that renames them fails loudly
+ * instead of silently losing the bound.
+ */
+interface SaxesBuffers {
+  text: string;
+  name: string;
+  entity: string;
+  piTarget: string;
+  attribList: unknown[];
+}
+
+// Measured in bench/junit: saxes runs fastest on slices that stay in cache,
+// and each slice is also one step of the buffer guard.
+const SLICE = 64 * 1024;
+const MAX_DEPTH = 1000;
+const MAX_NAME = 64 * 1024;
+const MAX_ATTRIBUTES = 10_000;
+
+const SUITE_ELEMENTS = new Set(['testsuite', 'testsuites', 'testrun']);
+const ROOT_EXPECTED = 'expected a <testsuites> or <testsuite> root element';
+
+const FOREIGN_ROOTS: Record<string, string> = {
+  TestRun: 'a Visual Studio TRX file',
+  'test-run': 'an NUnit 3 result file',
+  'test-results': 'an NUnit 2 result file',
+  assemblies: 'an xUnit.net result file',
+  assembly: 'an xUnit.net result file',
+  'testng-results': "TestNG's own format; use the JUnit reports TestNG writes under junitreports/",
+  Site: 'a CTest dashboard Test.xml; `ctest --output-junit` writes JUnit',
+  checkstyle: 'a Checkstyle report',
+  coverage: 'a coverage report',
+  html: 'an HTML page',
+};
+
+type ResultElement =
+  | 'failure'
+  | 'error'
+  | 'skipped'
+  | 'rerunFailure'
+  | 'rerunError'
+  | 'flakyFailure'
+  | 'flakyError';
+
+const RESULT_ELEMENTS = new Map<string, ResultElement>([
+  ['failure', 'failure'],
+  ['error', 'error'],
+  ['skipped', 'skipped'],
+  ['rerunFailure', 'rerunFailure'],
+  ['rerunError', 'rerunError'],
+  ['flakyFailure', 'flakyFailure'],
+  ['flakyError', 'flakyError'],
+]);
+
+interface SuiteFrame {
+  depth: number;
+  /** Innermost non-empty name, for display. */
+  name: string;
+  /** The same, as it goes into ids. */
+  key: string;
+  file: string | undefined;
+  /** Playwright project (the suite's hostname), which Playwright itself puts in test names. */
+  project: string | undefined;
+  /** Result elements placed directly in the suite, outside any testcase. */
+  level: CaseState | undefined;
+}
+
+interface CaseState {
+  depth: number;
+  suite: SuiteFrame;
+  name: string;
+  classname: string;
+  file: string | undefined;
+  time: string | undefined;
+  statusAttr: string | undefined;
+  resultAttr: string | undefined;
+  failures: FailureDetail[] | undefined;
+  hasFailure: boolean;
+  hasError: boolean;
+  skipped: SkipDetail | undefined;
+  xfail: boolean;
+  retries: RetryDetail[] | undefined;
+  hasRerun: boolean;
+  hasFlaky: boolean;
+  properties: Record<string, string> | undefined;
+}
+
+interface OpenResult {
+  depth: number;
+  owner: CaseState;
+  element: ResultElement;
+  type: string | undefined;
+  message: string | undefined;
+  text: TextCollector;
+  /** Depth of an open `<stackTrace>` child (Surefire's reruns put the trace there), else -1. */
+  stackDepth: number;
+}
+
+interface OpenProperty {
+  depth: number;
+  owner: CaseState;
+  name: string;
+  value: string | undefined;
+  text: TextCollector | undefined;
+}
+
+const NO_FAILURES: readonly FailureDetail[] = Object.freeze([]);
+
+/**
+ * A push parser: bytes in through `push`, the report out of `end`. Memory
+ * stays bounded by the size caps whatever the input: only the testcase being
+ * read is held, plus the outcomes when no `onTest` callback takes them.
+ */
+export class JUnitStreamParser {
+  private readonly sax: SaxesParser<{ xmlns: false }>;
+  private readonly buffers: SaxesBuffers;
+  private readonly file: string | undefined;
+  private readonly cap: number;
+  private readonly bufferCap: number;
+  private readonly onTest: ((t: TestOutcome) => void) | undefined;
+  private readonly tests: TestOutcome[] = [];
+  private readonly counts: OutcomeCounts = {
+    tests: 0,
+    passed: 0,
+    failed: 0,
+    error: 0,
+    skipped: 0,
+    xfailed: 0,
+    flaky: 0,
+  };
+
+  // Decoding.
+  private sniffed: Uint8Array | undefined = new Uint8Array(0);
+  private decoder: TextDecoder | undefined;
+  private utf8 = false;
+  /** Bytes the streaming decoder holds back: the start of a character split across chunks. */
+  private pending: Uint8Array = new Uint8Array(0);
+
+  // Document-level state.
+  private started = false;
+  private rootSeen = false;
+  private playwright = false;
+  private doctypeAt: { line: number; column: number } | undefined;
+  private atEnd = false;
+
+  // Element state.
+  private depth = 0;
+  /** Depth of an element whose whole subtree we skip (system-out, unknown children of results), else 0. */
+  private ignoreFrom = 0;
+  private readonly suites: SuiteFrame[] = [];
+  private tc: CaseState | undefined;
+  private res: OpenResult | undefined;
+  private prop: OpenProperty | undefined;
+  private textTarget: TextCollector | undefined;
+  private lastClassname = '';
+  private lastClassnameFolded = '';
+
+  constructor(opts: ParseJUnitOptions = {}) {
+    this.file = opts.file;
+    const cap = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isInteger(cap) || cap < 1) {
+      throw new InputError(
+        'USAGE',
+        `maxBodyBytes must be a positive integer, got ${String(opts.maxBodyBytes)}`,
+      );
+    }
+    this.cap = cap;
+    // One over the cap, so a cut is still visible as "longer than the cap" downstream.
+    this.bufferCap = cap + 1;
+    this.onTest = opts.onTest;
+
+    this.sax = new SaxesParser({ xmlns: false, position: true });
+    const buffers = this.sax as unknown as Partial<SaxesBuffers>;
+    if (
+      typeof buffers.text !== 'string' ||
+      typeof buffers.name !== 'string' ||
+      typeof buffers.entity !== 'string' ||
+      typeof buffers.piTarget !== 'string' ||
+      !Array.isArray(buffers.attribList)
+    ) {
+      throw new InternalError('saxes internals changed: the JUnit parser can no longer bound its memory');
+    }
+    this.buffers = buffers as SaxesBuffers;
+
+    this.sax.on('error', (err) => {
+      throw this.saxError(err.message);
+    });
+    this.sax.on('doctype', () => {
+      const at = this.doctypeAt ?? { line: this.sax.line, column: this.sax.column };
+      throw this.error('DOCTYPE declarations are not allowed in JUnit reports (XXE protection)', at);
+    });
+    this.sax.on('opentagstart', (tag) => this.onRoot(tag.name));
+    this.sax.on('opentag', (tag) => this.onOpen(tag));
+    this.sax.on('closetag', () => this.onClose());
+  }
+
+  /** Feeds the next bytes of the report. */
+  push(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.decoder === undefined) {
+      this.sniffed = concat(this.sniffed!, bytes);
+      this.trySniff(false);
+      return;
+    }
+    this.decode(bytes);
+  }
+
+  /** Ends the input: checks the document is complete and returns what it said. */
+  end(): JUnitReport {
+    if (this.decoder === undefined) this.trySniff(true);
+    this.atEnd = true;
+    let tail: string;
+    try {
+      tail = this.decoder!.decode();
+    } catch {
+      throw this.error('the report ends in the middle of a UTF-8 character (truncated?)', this.here(1));
+    }
+    this.feed(tail);
+    this.sax.close();
+    return { tests: this.tests, counts: this.counts };
+  }
+
+  // ------------------------------------------------------------------ decoding
+
+  private trySniff(final: boolean): void {
+    const bytes = this.sniffed!;
+    const s = sniffEncoding(bytes, final);
+    if (s.kind === 'wait') return;
+    if (s.kind === 'refuse') throw this.error(s.reason, s);
+    this.decoder = new TextDecoder(s.encoding, { fatal: true });
+    this.utf8 = s.encoding === 'utf-8';
+    this.sniffed = undefined;
+    this.decode(bytes.subarray(s.skip));
+  }
+
+  private decode(bytes: Uint8Array): void {
+    let text: string;
+    try {
+      text = this.decoder!.decode(bytes, { stream: true });
+    } catch {
+      this.invalidBytes(bytes);
+    }
+    if (this.utf8) {
+      this.pending =
+        bytes.length >= 3
+          ? incompleteTail(bytes).slice()
+          : incompleteTail(concat(this.pending, bytes)).slice();
+    }
+    this.feed(text);
+  }
+
+  /** Locates a decoding error: feed what decodes, then report at saxes' position. */
+  private invalidBytes(bytes: Uint8Array): never {
+    if (this.utf8) {
+      const region = concat(this.pending, bytes);
+      const bad = firstInvalidUtf8(region);
+      this.feed(new TextDecoder('utf-8').decode(region.subarray(0, bad)));
+      const shown = Array.from(region.subarray(bad, bad + 4), (b) => `0x${b.toString(16).padStart(2, '0')}`);
+      throw this.error(
+        `invalid UTF-8 (bytes ${shown.join(' ')}): the report is not UTF-8; if it uses another encoding, its XML declaration must say so`,
+        this.here(1),
+      );
+    }
+    throw this.error(
+      `bytes that are not valid ${this.decoder!.encoding}, the report's declared encoding`,
+      this.here(1),
+    );
+  }
+
+  // ------------------------------------------------------------------ feeding saxes
+
+  private feed(text: string): void {
+    if (text.length === 0) return;
+    if (!this.started) {
+      const first = text.search(/[^ \t\r\n]/);
+      if (first < 0) {
+        this.write(text);
+        return;
+      }
+      if (text.charCodeAt(first) !== 0x3c) {
+        this.write(text.slice(0, first));
+        const found = JSON.stringify(text.slice(first, first + 24));
+        throw this.error(
+          `not an XML document: found ${found} where a JUnit report starts with "<"`,
+          this.here(1),
+        );
+      }
+      this.started = true;
+    }
+    for (let i = 0; i < text.length; i += SLICE) {
+      const piece = i === 0 && text.length <= SLICE ? text : text.slice(i, i + SLICE);
+      if (this.rootSeen) this.write(piece);
+      else this.writeProlog(piece);
+    }
+  }
+
+  /**
+   * Before the root element, remember where each `<!DOCTYPE` starts: saxes only
+   * reports a DOCTYPE once it has read all of it, and the error should point
+   * at its first line. (A `<!DOCTYPE` inside a comment is remembered too, but
+   * then no DOCTYPE event follows it.)
+   */
+  private writeProlog(piece: string): void {
+    let from = 0;
+    for (;;) {
+      const at = piece.indexOf('<!DOCTYPE', from);
+      if (at < 0 || this.rootSeen) break;
+      this.write(piece.slice(from, at));
+      this.doctypeAt = this.here(1);
+      from = at;
+    }
+    this.write(from === 0 ? piece : piece.slice(from));
+  }
+
+  private write(piece: string): void {
+    if (piece.length === 0) return;
+    this.sax.write(piece);
+    const b = this.buffers;
+    if (b.text.length > this.bufferCap) b.text = detach(b.text.slice(0, this.bufferCap));
+    if (b.name.length > MAX_NAME || b.entity.length > MAX_NAME || b.piTarget.length > MAX_NAME) {
+      throw this.error('an element, attribute or entity name longer than 64 KiB', this.here(0));
+    }
+    if (b.attribList.length > MAX_ATTRIBUTES) {
+      throw this.error(`an element with more than ${MAX_ATTRIBUTES} attributes`, this.here(0));
+    }
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  private here(offset: number): { line: number; column: number } {
+    return { line: this.sax.line, column: this.sax.column + offset };
+  }
+
+  private error(reason: string, at: { line: number; column: number }): JUnitParseError {
+    return new JUnitParseError(reason, { file: this.file, line: at.line, column: at.column });
+  }
+
+  /** Turns a saxes well-formedness error into one that says what was expected. */
+  private saxError(raw: string): JUnitParseError {
+    const message = raw.replace(/^\d+:\d+: /, '').replace(/\.$/, '');
+    // saxes reports end-of-input problems at the position after the last character.
+    const at = this.here(this.atEnd ? 1 : 0);
+    const unclosed = /^unclosed tag: (.*)$/.exec(message);
+    let reason: string;
+    if (unclosed) {
+      reason = `unexpected end of file inside <${unclosed[1]}>: the report is truncated (was the runner killed before it finished writing?)`;
+    } else if (message === 'document must contain a root element') {
+      reason = this.started ? `no root element: ${ROOT_EXPECTED}` : `the report is empty: ${ROOT_EXPECTED}`;
+    } else if (message === 'text data outside of root node') {
+      reason = this.rootSeen
+        ? 'text after the root element closed: expected the end of the file (were two reports concatenated?)'
+        : `text before the root element: ${ROOT_EXPECTED}`;
+    } else if (message === 'documents may contain only one root') {
+      reason = 'a second root element: expected the end of the file (were two reports concatenated?)';
+    } else if (message === 'undefined entity') {
+      reason =
+        'undefined entity: a JUnit report may only use &amp; &lt; &gt; &quot; &apos; and character references';
+    } else if (message === 'inappropriately located doctype declaration') {
+      reason = 'DOCTYPE declarations are not allowed in JUnit reports (XXE protection)';
+    } else {
+      reason = `not well-formed XML: ${message}`;
+    }
+    return this.error(reason, at);
+  }
+
+  // ------------------------------------------------------------------ elements
+
+  private onRoot(name: string): void {
+    this.rootSeen = true;
+    this.sax.off('opentagstart');
+    if (SUITE_ELEMENTS.has(name)) return;
+    // saxes has read the name and the character after it; point at the '<'.
+    const at = { line: this.sax.line, column: this.sax.column - [...name].length - 1 };
+    const hint = FOREIGN_ROOTS[name];
+    throw this.error(`${ROOT_EXPECTED}, found <${name}>${hint ? ` (this looks like ${hint})` : ''}`, at);
+  }
+
+  private onOpen(tag: SaxesTagPlain): void {
+    const depth = ++this.depth;
+    if (this.ignoreFrom !== 0) return;
+    if (depth > MAX_DEPTH) throw this.error(`elements nested more than ${MAX_DEPTH} deep`, this.here(0));
+    const name = tag.name;
+    const res = this.res;
+    if (res !== undefined) {
+      if (name === 'stackTrace' && depth === res.depth + 1) res.stackDepth = depth;
+      else this.ignore(depth);
+      return;
+    }
+    if (this.prop !== undefined) {
+      this.ignore(depth);
+      return;
+    }
+    const tc = this.tc;
+    if (tc !== undefined) {
+      const element = RESULT_ELEMENTS.get(name);
+      if (element !== undefined) this.openResult(element, tag.attributes, depth, tc);
+      else if (name === 'property') this.openProperty(tag.attributes, depth, tc);
+      else if (name === 'system-out' || name === 'system-err') this.ignore(depth);
+      // Anything else inside a testcase (<properties>, unknown wrappers) is
+      // transparent: a failure wrapped in an unexpected element still counts.
+      return;
+    }
+    if (name === 'testcase') {
+      this.openCase(tag.attributes, depth);
+      return;
+    }
+    if (SUITE_ELEMENTS.has(name)) {
+      // Playwright's reporter writes <testsuites id="..."> (empty unless configured);
+      // its suites' hostname is then the project name, not a machine.
+      if (depth === 1 && name === 'testsuites' && tag.attributes.id !== undefined) this.playwright = true;
+      this.openSuite(tag.attributes, depth);
+      return;
+    }
+    if (name === 'system-out' || name === 'system-err' || name === 'properties') {
+      this.ignore(depth);
+      return;
+    }
+    const element = RESULT_ELEMENTS.get(name);
+    if (element === 'failure' || element === 'error' || element === 'skipped') {
+      const suite = this.suites[this.suites.length - 1]!;
+      suite.level ??= newCase(-1, suite, {});
+      this.openResult(element, tag.attributes, depth, suite.level);
+    }
+    // Other unknown elements between suites are transparent too.
+  }
+
+  private onClose(): void {
+    const depth = this.depth--;
+    if (this.ignoreFrom !== 0) {
+      if (depth === this.ignoreFrom) {
+        this.ignoreFrom = 0;
+        this.retarget();
+      }
+      return;
+    }
+    const res = this.res;
+    if (res !== undefined) {
+      if (depth === res.depth) this.closeResult(res);
+      else if (depth === res.stackDepth) res.stackDepth = -1;
+      return;
+    }
+    const prop = this.prop;
+    if (prop !== undefined) {
+      if (depth === prop.depth) this.closeProperty(prop);
+      return;
+    }
+    const tc = this.tc;
+    if (tc !== undefined) {
+      if (depth === tc.depth) {
+        this.tc = undefined;
+        this.emit(tc, false);
+      }
+      return;
+    }
+    const suite = this.suites[this.suites.length - 1];
+    if (suite !== undefined && depth === suite.depth) {
+      this.suites.pop();
+      if (suite.level !== undefined) this.emit(suite.level, true);
+    }
+  }
+
+  private ignore(depth: number): void {
+    this.ignoreFrom = depth;
+    this.retarget();
+  }
+
+  /**
+   * saxes only builds text strings while a text handler is set, so handlers
+   * are on exactly while we are inside an element whose text we keep: the
+   * megabytes of system-out in a large report are never turned into strings.
+   */
+  private retarget(): void {
+    const want = this.ignoreFrom !== 0 ? undefined : (this.res?.text ?? this.prop?.text);
+    if (want === this.textTarget) return;
+    if (want === undefined) {
+      this.sax.off('text');
+      this.sax.off('cdata');
+    } else if (this.textTarget === undefined) {
+      this.sax.on('text', this.onText);
+      this.sax.on('cdata', this.onText);
+    }
+    this.textTarget = want;
+  }
+
+  private readonly onText = (text: string): void => {
+    this.textTarget!.add(text);
+  };
+
+  private openSuite(attrs: Record<string, string>, depth: number): void {
+    const parent = this.suites[this.suites.length - 1];
+    const raw = attrs.name;
+    const folded = raw === undefined ? '' : foldWhitespace(raw);
+    const name = folded === '' ? (parent?.name ?? '') : detach(folded);
+    const key = folded === '' ? (parent?.key ?? '') : detach(suiteKey(name));
+    const file = attrs.file !== undefined && attrs.file !== '' ? detach(attrs.file) : parent?.file;
+    const host = attrs.hostname;
+    const project =
+      this.playwright && host !== undefined && host !== '' ? detach(foldWhitespace(host)) : parent?.project;
+    this.suites.push({ depth, name, key, file, project, level: undefined });
+  }
+
+  private openCase(attrs: Record<string, string>, depth: number): void {
+    this.tc = newCase(depth, this.suites[this.suites.length - 1]!, attrs);
+  }
+
+  private openResult(
+    element: ResultElement,
+    attrs: Record<string, string>,
+    depth: number,
+    owner: CaseState,
+  ): void {
+    this.res = {
+      depth,
+      owner,
+      element,
+      type: attrs.type,
+      message: attrs.message,
+      text: new TextCollector(this.cap),
+      stackDepth: -1,
+    };
+    this.retarget();
+  }
+
+  private closeResult(res: OpenResult): void {
+    this.res = undefined;
+    this.retarget();
+    const owner = res.owner;
+    const body = res.text.take(this.cap).trim();
+    let truncated = res.text.truncated;
+    const attr = res.message;
+    let message: string;
+    if (attr !== undefined && attr !== '') {
+      message = truncateUtf8(attr, this.cap);
+      if (message.length !== attr.length) truncated = true;
+    } else {
+      message = res.element === 'skipped' ? body : firstLine(body);
+    }
+    switch (res.element) {
+      case 'failure':
+      case 'error': {
+        const detail: FailureDetail = {
+          kind: detach(failureKind(res.type ?? '', message, body, res.element)),
+          message: detach(message),
+          body: detach(body),
+        };
+        if (truncated) detail.truncated = true;
+        (owner.failures ??= []).push(detail);
+        if (res.element === 'error') owner.hasError = true;
+        else owner.hasFailure = true;
+        return;
+      }
+      case 'skipped': {
+        if (owner.skipped !== undefined) return;
+        const type = res.type === undefined ? '' : foldWhitespace(res.type);
+        owner.skipped =
+          type === '' ? { message: detach(message) } : { type: detach(type), message: detach(message) };
+        owner.xfail = type === 'pytest.xfail';
+        return;
+      }
+      default: {
+        const isError = res.element === 'rerunError' || res.element === 'flakyError';
+        const base = isError ? 'error' : 'failure';
+        (owner.retries ??= []).push({
+          status: isError ? 'error' : 'failed',
+          kind: detach(failureKind(res.type ?? '', message, body, base)),
+          message: detach(message),
+        });
+        if (res.element.startsWith('rerun')) owner.hasRerun = true;
+        else owner.hasFlaky = true;
+      }
+    }
+  }
+
+  private openProperty(attrs: Record<string, string>, depth: number, owner: CaseState): void {
+    const name = attrs.name;
+    if (name === undefined) {
+      this.ignore(depth);
+      return;
+    }
+    const value = attrs.value;
+    this.prop = {
+      depth,
+      owner,
+      name,
+      value,
+      text: value === undefined ? new TextCollector(this.cap) : undefined,
+    };
+    this.retarget();
+  }
+
+  private closeProperty(prop: OpenProperty): void {
+    this.prop = undefined;
+    this.retarget();
+    const value =
+      prop.value !== undefined ? truncateUtf8(prop.value, this.cap) : prop.text!.take(this.cap).trim();
+    (prop.owner.properties ??= {})[detach(prop.name)] = detach(value);
+  }
+
+  // ------------------------------------------------------------------ outcomes
+
+  private emit(c: CaseState, suiteLevel: boolean): void {
+    const suite = c.suite;
+    let classname = '';
+    let name = '';
+    let id: string;
+    if (suiteLevel) {
+      id = suite.key === '' ? SUITE_LEVEL_NAME : `${suite.key}::${SUITE_LEVEL_NAME}`;
+    } else {
+      // Consecutive testcases almost always share a classname: fold and copy it once.
+      if (c.classname !== this.lastClassname) {
+        this.lastClassname = c.classname;
+        this.lastClassnameFolded = detach(foldWhitespace(c.classname));
+      }
+      classname = this.lastClassnameFolded;
+      name = detach(foldWhitespace(c.name));
+      id = testId(suite.key, classname, name, suite.project);
+    }
+
+    let status: TestStatus;
+    let skipped = c.skipped;
+    const props = c.properties;
+    if (c.hasError) status = 'error';
+    else if (c.hasFailure) status = 'failed';
+    else if (skipped !== undefined) {
+      status = c.xfail ? 'xfailed' : 'skipped';
+      if (skipped.message === '' && suite.project !== undefined && props !== undefined) {
+        const reason = props.skip ?? props.fixme;
+        if (reason !== undefined) skipped = { ...skipped, message: reason };
+      }
+    } else if (c.hasRerun) status = 'failed';
+    else {
+      const verdict = attributeVerdict(c.statusAttr, c.resultAttr);
+      if (verdict !== undefined) {
+        status = verdict.status;
+        if (verdict.status === 'skipped') skipped = { type: verdict.type, message: '' };
+      } else if (c.hasFlaky) status = 'flaky';
+      else if (suite.project !== undefined && props?.fail !== undefined) {
+        status = 'xfailed';
+        skipped = { type: 'fail', message: props.fail };
+      } else status = 'passed';
+    }
+
+    const outcome: TestOutcome = {
+      id,
+      suite: suite.name,
+      classname,
+      name,
+      status,
+      failures: c.failures ?? NO_FAILURES,
+    };
+    const file = c.file !== undefined && c.file !== '' ? detach(c.file) : suite.file;
+    if (file !== undefined) outcome.file = file;
+    if (skipped !== undefined) outcome.skipped = skipped;
+    if (c.retries !== undefined) outcome.retries = c.retries;
+    const time = parseTime(c.time);
+    if (time !== undefined) outcome.time = time;
+    if (props !== undefined) outcome.properties = props;
+
+    const counts = this.counts;
+    counts.tests++;
+    counts[status]++;
+    if (this.onTest !== undefined) this.onTest(outcome);
+    else this.tests.push(outcome);
+  }
+}
+
+function newCase(depth: number, suite: SuiteFrame, attrs: Record<string, string>): CaseState {
+  return {
+    depth,
+    suite,
+    name: attrs.name ?? '',
+    classname: attrs.classname ?? '',
+    file: attrs.file,
+    time: attrs.time,
+    statusAttr: attrs.status,
+    resultAttr: attrs.result,
+    failures: undefined,
+    hasFailure: false,
+    hasError: false,
+    skipped: undefined,
+    xfail: false,
+    retries: undefined,
+    hasRerun: false,
+    hasFlaky: false,
+    properties: undefined,
+  };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,356 @@
+/**
+ * Ready-made test commands, and the expansion of a configured command into an
+ * argv. Two placeholders exist:
+ *
+ * - `{junit}`: the absolute path the JUnit report must be written to. It is
+ *   replaced wherever it appears, inside an argument (`--outputFile={junit}`)
+ *   or an environment value (`JEST_JUNIT_OUTPUT_FILE={junit}`).
+ * - `{tests}`: a subset of tests, expanded into zero or more arguments by the
+ *   preset's `subsetArgs`. It must be a whole argument; without a subset it is
+ *   removed.
+ *
+ * Any other braces are left alone: they are the command's business.
+ *
+ * Runners that select by name (vitest, jest) still report the tests left out,
+ * as skipped. A caller reading a subset run must look only at the ids it asked
+ * for, never count the others' skips.
+ */
+import { formatCommand } from '../harness/protocol.js';
+import { TestRunError } from './errors.js';
+
+/** One test as a JUnit report names it. */
+export interface TestIdParts {
+  /** The enclosing `<testsuite name>`. */
+  suite: string;
+  /** The `<testcase classname>`. */
+  classname: string;
+  /** The `<testcase name>`. */
+  name: string;
+  /** The `<testcase file>`, when the runner writes one. */
+  file?: string;
+}
+
+export interface TestPreset {
+  name: string;
+  /** argv with placeholders; empty for `generic`, which takes the user's command. */
+  command: string[];
+  /** Added to the (already scrubbed) environment; values may use `{junit}`. */
+  env?: Record<string, string>;
+  /**
+   * For runners that choose their report location themselves: a glob,
+   * relative to the command's cwd, of the report file(s) read after the run
+   * instead of `{junit}`.
+   */
+  junitFrom?: string;
+  /** The arguments that take the place of `{tests}` to run only these tests. */
+  subsetArgs(ids: TestIdParts[]): string[];
+}
+
+export interface TestCommandConfig {
+  /** A preset name; with `command` too, the command replaces the preset's but keeps its env, subset syntax and report location. */
+  preset?: string;
+  /** argv with placeholders. Alone, it is the `generic` preset. */
+  command?: string[];
+  /** Overrides the preset's `junitFrom`: a glob relative to the cwd naming the report(s) the command writes. */
+  junit?: string;
+}
+
+export interface ResolvedTestCommand {
+  argv: string[];
+  /** Only the variables the preset adds; the caller merges them over the scrubbed environment. */
+  env: Record<string, string>;
+  /** Set when the report is collected from the cwd rather than written to `junitPath`. */
+  junitFrom?: string;
+}
+
+export const JUNIT_PLACEHOLDER = '{junit}';
+export const TESTS_PLACEHOLDER = '{tests}';
+
+/** JavaScript and RE2 (Go) agree on these metacharacters; escaping only them stays valid under the `u` flag too. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** `^(?:a|b)$`: an anchored alternation, so `adds` never also selects `adds twice`. */
+function anchoredAlternation(patterns: string[], group = '(?:'): string {
+  return `^${group}${unique(patterns).join('|')})$`;
+}
+
+/**
+ * Vitest's JUnit name joins describe blocks and the test with ` > `, while
+ * `-t` matches them joined with a single space. A literal ` > ` inside a
+ * title cannot be told from a separator, so either spelling is accepted.
+ */
+function vitestNamePattern(name: string): string {
+  return name.trim().split(' > ').map(escapeRegExp).join('(?: > | )');
+}
+
+/**
+ * pytest's JUnit writer turns the node id `tests/test_x.py::TestY::test_z[p]`
+ * into classname `tests.test_x.TestY` and name `test_z[p]` (the path's `/`
+ * become `.`, `.py` is dropped, classes are appended). Going back:
+ *
+ * - with the `file` attribute (pytest writes it under `junit_family=xunit1`),
+ *   the module is that file and whatever the classname has after the file's
+ *   dotted form are classes;
+ * - without it, trailing classname segments that start with an upper-case
+ *   letter are classes (pytest collects `Test*` classes; test modules are
+ *   lower-case by convention) and the rest is the module path.
+ *
+ * The id is relative to pytest's rootdir, which is the checkout's root when
+ * the command runs there. A directory with a dot in its name, or a
+ * `junit_prefix`, cannot be recovered without `file`.
+ */
+export function pytestNodeId(id: TestIdParts): string {
+  const name = id.name;
+  if (id.file !== undefined && id.file !== '') {
+    const file = id.file.replace(/\\/g, '/');
+    const dotted = file.replace(/\.py$/, '').split('/').join('.');
+    if (id.classname === dotted || id.classname.startsWith(`${dotted}.`)) {
+      const classes = id.classname.slice(dotted.length).split('.').filter(Boolean);
+      return [file, ...classes, name].join('::');
+    }
+  }
+  const segments = id.classname.split('.').filter(Boolean);
+  if (segments.length === 0) return name;
+  let cut = segments.length;
+  while (cut > 1 && /^[A-Z]/.test(segments[cut - 1]!)) cut--;
+  const file = `${segments.slice(0, cut).join('/')}.py`;
+  return [file, ...segments.slice(cut), name].join('::');
+}
+
+/**
+ * nextest filterset strings end at `)` or `,` and treat `\` as an escape, so
+ * those three are escaped; control characters use their escapes.
+ */
+function nextestString(text: string): string {
+  return text
+    .replace(/[\\),]/g, '\\$&')
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t');
+}
+
+/**
+ * Surefire selects `Class#method`; JUnit 5 and parameterized runners report
+ * `method()`, `method(int)[1]` or `method[0]`, so the method is cut at the
+ * first `(` or `[` (every parameter set of it then runs). A name that is not
+ * a Java identifier after that (a display name) cannot be selected by
+ * method: the whole class runs instead.
+ */
+function surefireMethod(name: string): string | undefined {
+  const method = name.trim().split(/[([]/)[0] ?? '';
+  return /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(method) ? method : undefined;
+}
+
+function surefireSelection(ids: TestIdParts[]): string {
+  const byClass = new Map<string, Set<string> | 'all'>();
+  for (const id of ids) {
+    const method = surefireMethod(id.name);
+    const current = byClass.get(id.classname);
+    if (method === undefined || current === 'all') byClass.set(id.classname, 'all');
+    else if (current === undefined) byClass.set(id.classname, new Set([method]));
+    else current.add(method);
+  }
+  return [...byClass]
+    .map(([cls, methods]) => (methods === 'all' ? cls : `${cls}#${[...methods].join('+')}`))
+    .join(',');
+}
+
+const presets: TestPreset[] = [
+  {
+    name: 'vitest',
+    // `--no`: a runner missing from the checkout must fail, never be fetched from the registry mid-gate.
+    command: [
+      'npx',
+      '--no',
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=junit',
+      '--outputFile.junit={junit}',
+      '{tests}',
+    ],
+    subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => vitestNamePattern(id.name)))],
+  },
+  {
+    name: 'jest',
+    command: ['npx', '--no', 'jest', '--ci', '--reporters=default', '--reporters=jest-junit', '{tests}'],
+    // jest-junit's default name is `{classname} {title}`: describe blocks and title joined by spaces, which is what `-t` matches.
+    env: { JEST_JUNIT_OUTPUT_FILE: '{junit}', JEST_JUNIT_ADD_FILE_ATTRIBUTE: 'true' },
+    subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => escapeRegExp(id.name.trim())))],
+  },
+  {
+    name: 'mocha',
+    // mocha-junit-reporter leaves pending tests out unless asked, and skips are what freezes are about.
+    command: [
+      'npx',
+      '--no',
+      'mocha',
+      '--reporter',
+      'mocha-junit-reporter',
+      '--reporter-options',
+      'mochaFile={junit},includePending=true',
+      '{tests}',
+    ],
+    // The reporter's name is the test's fullTitle(), which is what --grep matches.
+    subsetArgs: (ids) => ['--grep', anchoredAlternation(ids.map((id) => escapeRegExp(id.name.trim())))],
+  },
+  {
+    name: 'pytest',
+    // Node ids, and so JUnit classnames, are relative to the rootdir; pinning it to the checkout keeps a subset
+    // run's ids equal to a full run's even where pytest would pick the node ids' common ancestor.
+    command: [
+      'python3',
+      '-m',
+      'pytest',
+      '--rootdir=.',
+      '--junitxml={junit}',
+      '-p',
+      'no:cacheprovider',
+      '-q',
+      '{tests}',
+    ],
+    subsetArgs: (ids) => unique(ids.map(pytestNodeId)),
+  },
+  {
+    name: 'go',
+    command: ['gotestsum', '--junitfile', '{junit}', '--', './...', '{tests}'],
+    // `go test -run` matches each `/`-separated level separately; selecting the top-level test runs all its subtests.
+    subsetArgs: (ids) => [
+      '-run',
+      anchoredAlternation(
+        ids.map((id) => escapeRegExp(id.name.split('/')[0] ?? id.name)),
+        '(',
+      ),
+    ],
+  },
+  {
+    name: 'cargo-nextest',
+    // The repository's .config/nextest.toml must define `[profile.ci.junit] path = "junit.xml"`; nextest then writes
+    // the report under target/ (CARGO_TARGET_DIR moves it). Fail-fast would leave the remaining tests unreported.
+    command: ['cargo', 'nextest', 'run', '--profile', 'ci', '--no-fail-fast', '{tests}'],
+    junitFrom: 'target/nextest/ci/junit.xml',
+    subsetArgs: (ids) => ['-E', unique(ids.map((id) => `test(=${nextestString(id.name)})`)).join(' | ')],
+  },
+  {
+    name: 'maven',
+    // One report per test class, per module; --fail-at-end lets every module run and report.
+    command: ['mvn', '-B', '-q', '--fail-at-end', 'test', '{tests}'],
+    junitFrom: '**/target/surefire-reports/TEST-*.xml',
+    // Modules without any of the selected classes must not fail the build.
+    subsetArgs: (ids) => [`-Dtest=${surefireSelection(ids)}`, '-Dsurefire.failIfNoSpecifiedTests=false'],
+  },
+  {
+    name: 'generic',
+    command: [],
+    // A custom command gets each test's JUnit name as one argument; it knows its own naming.
+    subsetArgs: (ids) => unique(ids.map((id) => id.name)),
+  },
+];
+
+export const TEST_PRESETS: ReadonlyMap<string, TestPreset> = new Map(presets.map((p) => [p.name, p]));
+
+export function presetNames(): string[] {
+  return [...TEST_PRESETS.keys()];
+}
+
+/**
+ * A `junitFrom` glob must stay inside the checkout: it names files that are
+ * deleted before each run and copied out after it.
+ */
+export function checkJunitGlob(glob: string): void {
+  const trimmed = glob.trim();
+  const parts = trimmed.split(/[\\/]/);
+  if (trimmed === '' || trimmed.startsWith('/') || /^[A-Za-z]:/.test(trimmed) || parts.includes('..')) {
+    throw new TestRunError(
+      'COMMAND_INVALID',
+      `the JUnit report location ${JSON.stringify(glob)} must be a glob relative to the checkout, without ".."`,
+      { junit: glob },
+    );
+  }
+}
+
+/**
+ * The argv and environment to run, with placeholders expanded. Throws
+ * TestRunError: UNKNOWN_PRESET (listing the valid ones), COMMAND_INVALID
+ * (no command, `{tests}` inside an argument, no way to find the report) or
+ * SUBSET_UNSUPPORTED (a subset asked of a command without `{tests}`; the
+ * caller may run the whole suite instead).
+ */
+export function resolveTestCommand(
+  config: TestCommandConfig,
+  opts: { junitPath: string; tests?: TestIdParts[] },
+): ResolvedTestCommand {
+  const presetName = config.preset ?? 'generic';
+  const preset = TEST_PRESETS.get(presetName);
+  if (preset === undefined) {
+    throw new TestRunError(
+      'UNKNOWN_PRESET',
+      `unknown test preset ${JSON.stringify(presetName)}; valid presets: ${presetNames().join(', ')}`,
+      { preset: presetName, valid: presetNames() },
+    );
+  }
+  const template = config.command ?? preset.command;
+  if (template.length === 0 || template[0] === '') {
+    throw new TestRunError(
+      'COMMAND_INVALID',
+      config.command === undefined
+        ? `the ${preset.name} preset needs a test command: set the command as an argv array`
+        : 'the test command is empty: give the program and its arguments as an array',
+      { preset: preset.name },
+    );
+  }
+  for (const arg of template) {
+    if (arg !== TESTS_PLACEHOLDER && arg.includes(TESTS_PLACEHOLDER)) {
+      throw new TestRunError(
+        'COMMAND_INVALID',
+        `${TESTS_PLACEHOLDER} must be a whole argument of the test command, found in ${JSON.stringify(arg)}`,
+        { command: template },
+      );
+    }
+  }
+  if (opts.tests !== undefined && opts.tests.length === 0) {
+    // An empty selection is a caller bug: expanding it to "no filter" would silently run everything.
+    throw new RangeError('resolveTestCommand: a subset must name at least one test; omit `tests` to run all');
+  }
+
+  const fill = (text: string): string => text.split(JUNIT_PLACEHOLDER).join(opts.junitPath);
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(preset.env ?? {})) env[key] = fill(value);
+  const writesJunit =
+    template.some((a) => a.includes(JUNIT_PLACEHOLDER)) ||
+    Object.values(preset.env ?? {}).some((v) => v.includes(JUNIT_PLACEHOLDER));
+  if (writesJunit && config.junit !== undefined) {
+    throw new TestRunError(
+      'COMMAND_INVALID',
+      `the test command writes its report to ${JUNIT_PLACEHOLDER} and also names a report location (${JSON.stringify(config.junit)}); keep one`,
+      { command: template, junit: config.junit },
+    );
+  }
+  const junitFrom = writesJunit ? undefined : (config.junit ?? preset.junitFrom);
+  if (!writesJunit && junitFrom === undefined) {
+    throw new TestRunError(
+      'COMMAND_INVALID',
+      `the test command \`${formatCommand(template)}\` writes no JUnit report patchgate can find: put ${JUNIT_PLACEHOLDER} where the report path goes, or name the file(s) it writes with \`junit\``,
+      { command: template },
+    );
+  }
+  if (junitFrom !== undefined) checkJunitGlob(junitFrom);
+
+  const hasTests = template.includes(TESTS_PLACEHOLDER);
+  if (opts.tests !== undefined && !hasTests) {
+    throw new TestRunError(
+      'SUBSET_UNSUPPORTED',
+      `the test command \`${formatCommand(template)}\` has no ${TESTS_PLACEHOLDER} argument, so it cannot run a subset of tests`,
+      { command: template },
+    );
+  }
+  const subset = opts.tests === undefined ? [] : preset.subsetArgs(opts.tests);
+  const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? subset : [fill(arg)]));
+  return junitFrom === undefined ? { argv, env } : { argv, env, junitFrom };
+}

@@ -1,0 +1,140 @@
+import { mkdir } from 'node:fs/promises';
+import type { TestsConfig } from '../../config/schema.js';
+import { InputError } from '../../errors.js';
+import { parseJUnitFile } from '../../junit/index.js';
+import type { TestOutcome } from '../../junit/model.js';
+import { resolveTestCommand, type TestIdParts } from './presets.js';
+import { junitPathFor, runTests, type TestRunResult } from './run-tests.js';
+import { prepareWorktree } from './setup.js';
+
+/** One run of the suite (or of a subset of it): what the runner wrote, read back. */
+export interface SuiteRun {
+  label: string;
+  run: TestRunResult;
+  tests: TestOutcome[];
+}
+
+export interface TestSessionOptions {
+  tests: TestsConfig;
+  head: { root: string; isWorkingTree: boolean };
+  base: { root: string };
+  /** The scrubbed environment test commands run with. */
+  env: Record<string, string>;
+  /** Where logs and reports of every run are kept. */
+  logDir: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the repository's tests for the layers that need them. The first head
+ * run is shared (signatures reads it, stability counts it as run 1), and each
+ * checkout is prepared once: the user's working tree as it is, a temporary
+ * worktree with the setup command or the head's dependencies when the
+ * lockfiles are identical.
+ */
+export class TestSession {
+  private readonly headRuns = new Map<number, Promise<SuiteRun>>();
+  private prepared = new Map<string, Promise<unknown>>();
+  private baseRunCount = 0;
+
+  constructor(private readonly opts: TestSessionOptions) {}
+
+  private prepare(side: 'head' | 'base'): Promise<unknown> {
+    let p = this.prepared.get(side);
+    if (!p) {
+      const { tests, head, base, env, logDir, signal } = this.opts;
+      p =
+        side === 'head'
+          ? head.isWorkingTree
+            ? Promise.resolve()
+            : prepareWorktree({
+                worktree: head.root,
+                setup: tests.setup,
+                env,
+                timeoutMs: tests.timeoutMs,
+                outDir: logDir,
+                label: 'head-setup',
+                signal,
+              })
+          : this.prepare('head').then(() =>
+              prepareWorktree({
+                worktree: base.root,
+                setup: tests.setup,
+                env,
+                timeoutMs: tests.timeoutMs,
+                outDir: logDir,
+                label: 'base-setup',
+                reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
+                signal,
+              }),
+            );
+      this.prepared.set(side, p);
+    }
+    return p;
+  }
+
+  private async suite(root: string, label: string, subset?: TestIdParts[]): Promise<SuiteRun> {
+    const { tests, env, logDir, signal } = this.opts;
+    await mkdir(logDir, { recursive: true });
+    const junitPath = junitPathFor(logDir, label);
+    const cmd = resolveTestCommand(
+      { preset: tests.preset, command: tests.command },
+      { junitPath, ...(subset ? { tests: subset } : {}) },
+    );
+    const run = await runTests({
+      cwd: root,
+      argv: cmd.argv,
+      env: { ...env, ...cmd.env },
+      timeoutMs: tests.timeoutMs,
+      outDir: logDir,
+      label,
+      junitFrom: cmd.junitFrom,
+      signal,
+    });
+    if (run.timedOut) {
+      throw new InputError(
+        'TESTS_NO_REPORT',
+        `the test command (${label}) did not finish within ${tests.timeoutMs} ms; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+        {
+          label,
+          stdout: run.stdoutFile,
+          stderr: run.stderrFile,
+        },
+      );
+    }
+    if (run.junitFiles.length === 0) {
+      // No report means no evidence: never read as "no failures".
+      throw new InputError(
+        'TESTS_NO_REPORT',
+        `the test command (${label}) exited ${run.exitCode ?? run.signal} without writing a JUnit report; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+        { label, exitCode: run.exitCode, stdout: run.stdoutFile, stderr: run.stderrFile },
+      );
+    }
+    const outcomes: TestOutcome[] = [];
+    for (const file of run.junitFiles) outcomes.push(...(await parseJUnitFile(file, { signal })).tests);
+    return { label, run, tests: outcomes };
+  }
+
+  /** Head run `i` (0-based), run once and shared by every layer that asks. */
+  headRun(i: number): Promise<SuiteRun> {
+    let p = this.headRuns.get(i);
+    if (!p) {
+      p = this.prepare('head').then(() => this.suite(this.opts.head.root, `head-run-${i + 1}`));
+      this.headRuns.set(i, p);
+    }
+    return p;
+  }
+
+  /** A base run of only the given tests (the whole suite when the runner cannot select). */
+  async baseRun(subset: TestIdParts[]): Promise<SuiteRun> {
+    await this.prepare('base');
+    const label = `base-rerun-${++this.baseRunCount}`;
+    try {
+      return await this.suite(this.opts.base.root, label, subset);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SUBSET_UNSUPPORTED')
+        return this.suite(this.opts.base.root, label);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Getting a fresh worktree ready to run tests: either the configured setup
+ * command (`npm ci`, `uv sync`…), or, when the other checkout's dependencies
+ * are provably the same, symlinks to its installed folders so dependencies
+ * are installed once per gate run instead of twice.
+ *
+ * "Provably the same" means byte-identical lockfiles. Anything weaker (no
+ * lockfile, one side only, a difference of one byte) installs: a base that
+ * borrowed the head's dependencies would test the base against the patch's
+ * dependency changes, and the stability probe would blame or clear the wrong
+ * revision. Prepare the head first, then the base with `reuseFrom` the head.
+ */
+import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { formatTail } from '../harness/process.js';
+import { formatCommand } from '../harness/protocol.js';
+import { TestRunError } from './errors.js';
+import { runLogged } from './run-tests.js';
+
+export interface ReuseFrom {
+  /** The checkout whose installed dependencies may be borrowed (already prepared). */
+  root: string;
+  /** Lockfiles relative to both checkouts, e.g. `package-lock.json`, `uv.lock`. */
+  lockfiles: string[];
+  /** Installed-dependency folders relative to both checkouts, e.g. `node_modules`, `.venv`. */
+  dirs: string[];
+}
+
+export interface PrepareWorktreeOptions {
+  worktree: string;
+  /** argv, e.g. `['npm', 'ci']`; nothing runs without it. */
+  setup?: string[];
+  /** The setup command's whole environment (callers scrub it). */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Receives `<label>.stdout.log` and `<label>.stderr.log` of the setup command. */
+  outDir: string;
+  label: string;
+  reuseFrom?: ReuseFrom;
+  signal?: AbortSignal;
+}
+
+export type PrepareResult =
+  /** `dirs`: the folders now symlinked to `reuseFrom.root` (those it has). */
+  | { reused: true; dirs: string[] }
+  | {
+      reused: false;
+      /** Why nothing was borrowed, for the log; absent when `reuseFrom` was not given. */
+      reason?: string;
+      /** Whether a setup command ran (none configured: false). */
+      ran: boolean;
+      durationMs?: number;
+      stdoutFile?: string;
+      stderrFile?: string;
+    };
+
+/**
+ * Symlinks the dependency folders when every lockfile that exists in either
+ * checkout exists in both with identical bytes (and at least one exists);
+ * otherwise runs `setup`. Rejects with TestRunError SETUP_FAILED naming the
+ * command, its exit code (or timeout) and its logs, or InputError ABORTED.
+ */
+export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<PrepareResult> {
+  let reason: string | undefined;
+  if (opts.reuseFrom !== undefined) {
+    const decision = await planReuse(opts.worktree, opts.reuseFrom);
+    if ('link' in decision) {
+      for (const dir of decision.link) {
+        const target = path.join(opts.worktree, dir);
+        await mkdir(path.dirname(target), { recursive: true });
+        await unlink(target).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT') throw e;
+        });
+        await symlink(path.join(decision.root, dir), target, 'junction');
+      }
+      return { reused: true, dirs: decision.link };
+    }
+    reason = decision.reason;
+  }
+  if (opts.setup === undefined || opts.setup.length === 0) {
+    return reason === undefined ? { reused: false, ran: false } : { reused: false, reason, ran: false };
+  }
+  const setup = opts.setup;
+  const shown = `\`${formatCommand(setup)}\``;
+  let run: Awaited<ReturnType<typeof runLogged>>;
+  try {
+    run = await runLogged({
+      cwd: opts.worktree,
+      argv: setup,
+      env: opts.env,
+      timeoutMs: opts.timeoutMs,
+      outDir: opts.outDir,
+      label: opts.label,
+      signal: opts.signal,
+    });
+  } catch (e) {
+    if (e instanceof TestRunError && e.code === 'SPAWN_FAILED') {
+      throw new TestRunError(
+        'SETUP_FAILED',
+        `setup command ${shown} could not be started in ${opts.worktree}: ${(e.cause as Error | undefined)?.message ?? e.message}`,
+        { command: setup, cwd: opts.worktree },
+        { cause: e },
+      );
+    }
+    throw e;
+  }
+  if (run.timedOut || run.exitCode !== 0) {
+    const how = run.timedOut
+      ? `timed out after ${opts.timeoutMs} ms and was killed`
+      : run.signal !== null
+        ? `was killed by ${run.signal}`
+        : `exited with code ${run.exitCode}`;
+    const tail = (await lastLines(run.stderrFile)) ?? (await lastLines(run.stdoutFile)) ?? [];
+    throw new TestRunError(
+      'SETUP_FAILED',
+      `setup command ${shown} ${how} in ${opts.worktree}; output in ${run.stderrFile} and ${run.stdoutFile}${formatTail('last lines', tail)}`,
+      {
+        command: setup,
+        cwd: opts.worktree,
+        exitCode: run.exitCode,
+        signal: run.signal,
+        timedOut: run.timedOut,
+        stdoutFile: run.stdoutFile,
+        stderrFile: run.stderrFile,
+      },
+    );
+  }
+  const ran = {
+    reused: false as const,
+    ran: true,
+    durationMs: run.durationMs,
+    stdoutFile: run.stdoutFile,
+    stderrFile: run.stderrFile,
+  };
+  return reason === undefined ? ran : { ...ran, reason };
+}
+
+type ReusePlan = { link: string[]; root: string } | { reason: string };
+
+function checkRelative(kind: string, rel: string): void {
+  const parts = rel.split(/[\\/]/);
+  if (rel === '' || path.isAbsolute(rel) || parts.includes('..')) {
+    throw new TypeError(`reuseFrom.${kind}: ${JSON.stringify(rel)} must be a path relative to the checkout`);
+  }
+}
+
+async function readIfExists(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function planReuse(worktree: string, reuse: ReuseFrom): Promise<ReusePlan> {
+  for (const lf of reuse.lockfiles) checkRelative('lockfiles', lf);
+  for (const dir of reuse.dirs) checkRelative('dirs', dir);
+  const root = await realpath(reuse.root);
+  let compared = 0;
+  for (const lf of reuse.lockfiles) {
+    const theirs = await readIfExists(path.join(root, lf));
+    const ours = await readIfExists(path.join(worktree, lf));
+    if (theirs === undefined && ours === undefined) continue;
+    if (theirs === undefined || ours === undefined) {
+      return { reason: `${lf} exists only in ${theirs === undefined ? worktree : root}` };
+    }
+    if (!theirs.equals(ours)) return { reason: `${lf} differs between ${root} and ${worktree}` };
+    compared++;
+  }
+  if (compared === 0) {
+    return { reason: `none of the lockfiles (${reuse.lockfiles.join(', ') || 'none listed'}) exists` };
+  }
+  const link: string[] = [];
+  for (const dir of reuse.dirs) {
+    if (!(await exists(path.join(root, dir)))) continue;
+    const target = path.join(worktree, dir);
+    const st = await lstat(target).catch(() => undefined);
+    // Only a symlink (ours, from an earlier attempt) is replaced; the checkout's own files are never deleted.
+    if (st !== undefined && !st.isSymbolicLink()) return { reason: `${dir} already exists in ${worktree}` };
+    const leak = await linkIntoCheckout(root, dir);
+    if (leak !== undefined) {
+      return { reason: `${dir} in ${root} refers to that checkout's own sources (${leak})` };
+    }
+    link.push(dir);
+  }
+  if (link.length === 0) return { reason: `none of ${reuse.dirs.join(', ')} exists in ${root}` };
+  return { link, root };
+}
+
+/**
+ * Installed dependencies can point back at the checkout they were installed
+ * in: workspace packages symlinked from node_modules (`node_modules/pkg ->
+ * ../packages/pkg`), editable Python installs (`.pth` files and setuptools'
+ * `__editable__` finders naming the source folder). Borrowed by another
+ * checkout, they would make it import the lender's code, so such a folder is
+ * installed instead. Looks at the first two levels of symlinks and at
+ * site-packages' path hooks; returns the first offender.
+ */
+async function linkIntoCheckout(root: string, dir: string): Promise<string | undefined> {
+  const base = path.join(root, dir);
+  const baseReal = await realpath(base).catch(() => base);
+  const inside = (p: string, parent: string): boolean => p === parent || p.startsWith(parent + path.sep);
+  const list = async (abs: string) => readdir(abs, { withFileTypes: true }).catch(() => []);
+
+  const checkLink = async (abs: string): Promise<string | undefined> => {
+    const real = await realpath(abs).catch(() => undefined);
+    if (real !== undefined && inside(real, root) && !inside(real, baseReal)) {
+      return `${path.relative(root, abs)} -> ${real}`;
+    }
+    return undefined;
+  };
+  for (const e of await list(base)) {
+    const abs = path.join(base, e.name);
+    if (e.isSymbolicLink()) {
+      const found = await checkLink(abs);
+      if (found !== undefined) return found;
+    } else if (e.isDirectory() && e.name.startsWith('@')) {
+      for (const inner of await list(abs)) {
+        if (!inner.isSymbolicLink()) continue;
+        const found = await checkLink(path.join(abs, inner.name));
+        if (found !== undefined) return found;
+      }
+    }
+  }
+
+  const sitePackages: string[] = [path.join(base, 'Lib', 'site-packages')];
+  for (const e of await list(path.join(base, 'lib'))) {
+    if (e.isDirectory() && e.name.startsWith('python')) {
+      sitePackages.push(path.join(base, 'lib', e.name, 'site-packages'));
+    }
+  }
+  const needles = [...new Set([root, path.resolve(root), root.split(path.sep).join('/')])];
+  for (const sp of sitePackages) {
+    for (const e of await list(sp)) {
+      if (!e.isFile() || !(e.name.endsWith('.pth') || e.name.startsWith('__editable__'))) continue;
+      const text = await readHead(path.join(sp, e.name), 1024 * 1024);
+      if (needles.some((n) => text.includes(n))) return path.relative(root, path.join(sp, e.name));
+    }
+  }
+  return undefined;
+}
+
+async function readHead(file: string, max: number): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await fh.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The last lines of a log, for an error message; undefined when it is empty or unreadable. */
+async function lastLines(file: string, count = 15, maxBytes = 8 * 1024): Promise<string[] | undefined> {
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const { size } = await fh.stat();
+      const len = Math.min(size, maxBytes);
+      const buf = Buffer.alloc(len);
+      await fh.read(buf, 0, len, size - len);
+      const lines = buf.toString('utf8').split(/\r\n|\r|\n/);
+      if (size > len) lines.shift();
+      while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+      return lines.length === 0 ? undefined : lines.slice(-count);
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,316 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ContractFileError, InputError } from '../../../src/errors.js';
+import {
+  deletedRows,
+  formatSignatureFreeze,
+  matchFailure,
+  missingFields,
+  parseSignatureFreeze,
+  readSignatureFreeze,
+  rowStatus,
+  rowsMatching,
+  type SignatureFreeze,
+  type SignatureRow,
+  signatureRowToFreeze,
+} from '../../../src/freeze/signature-freeze.js';
+import type { SignatureScheme } from '../../../src/signatures/normalize.js';
+import { failureSignature } from '../../../src/signatures/signature.js';
+import { tempDir } from '../../helpers/gitdir.js';
+
+const FILE = 'flake_signatures.json';
+const TODAY = '2026-09-20';
+
+const KIND = 'AssertionError';
+const MSG = 'timeout after 1.5s talking to 127.0.0.1:54321 (attempt 3)';
+
+function row(
+  over: Partial<SignatureRow> = {},
+  failure: { kind?: string; message?: string; scheme?: SignatureScheme } = {},
+): SignatureRow {
+  const kind = failure.kind ?? KIND;
+  const scheme = failure.scheme ?? 'patchgate';
+  const sig = failureSignature(kind, failure.message ?? MSG, scheme);
+  return {
+    sha256: sig.sha256,
+    template: sig.template,
+    kind,
+    scheme,
+    owner: 'maintainer',
+    reason: 'provider sandbox is slow on Mondays',
+    expires: '2026-10-04',
+    action: 'mock the provider clock',
+    example_test: 'tests/test_provider.py::test_timeout_on_slow_provider',
+    ...over,
+  };
+}
+
+const freezeOf = (...rows: SignatureRow[]): SignatureFreeze =>
+  parseSignatureFreeze(formatSignatureFreeze({ rows }), FILE);
+
+function problems(text: string): string[] {
+  try {
+    parseSignatureFreeze(text, FILE);
+  } catch (err) {
+    if (err instanceof ContractFileError) {
+      expect(err.code).toBe('CONTRACT_INVALID');
+      return err.message
+        .split('\n')
+        .slice(1)
+        .map((l) => l.replace(/^ {2}- /, ''));
+    }
+    throw err;
+  }
+  throw new Error('expected the freeze file to be rejected');
+}
+
+describe('reading flake_signatures.json', () => {
+  it('reads our rows with their lines and maps them to signature freezes', () => {
+    const f = freezeOf(row(), row({}, { message: 'other failure' }));
+    expect(f.rows.map((r) => [r.index, r.line])).toEqual([
+      [0, 3],
+      [1, 14],
+    ]);
+    expect(signatureRowToFreeze(f.rows[1]!, FILE)).toEqual({
+      kind: 'signature',
+      covers: failureSignature(KIND, 'other failure', 'patchgate').sha256,
+      owner: 'maintainer',
+      reason: 'provider sandbox is slow on Mondays',
+      expires: '2026-10-04',
+      action: 'mock the provider clock',
+      source: { file: FILE, index: 1, line: 14 },
+    });
+  });
+
+  it("reads the seed's own format (only sha256) as incomplete freezes", () => {
+    const sha = failureSignature(KIND, MSG, 'seed').sha256;
+    const f = parseSignatureFreeze(JSON.stringify({ signatures: [{ sha256: sha }] }), FILE);
+    const [r] = f.rows;
+    expect(r).toEqual({ sha256: sha, index: 0, line: 1 });
+    expect(missingFields(r!)).toEqual(['owner', 'expires', 'action']);
+    expect(rowStatus(r!, TODAY)).toBe('incomplete');
+    // The generic freeze of an incomplete row reads as expired and ownerless everywhere.
+    expect(signatureRowToFreeze(r!, FILE)).toMatchObject({ owner: '', expires: '', action: '' });
+  });
+
+  it('counts blank owner or action as missing', () => {
+    expect(missingFields(row({ owner: ' ', action: '' }))).toEqual(['owner', 'action']);
+    expect(rowStatus(row({ owner: ' ' }), TODAY)).toBe('incomplete');
+    expect(rowStatus(row({ expires: '2026-09-19' }), TODAY)).toBe('expired');
+    expect(rowStatus(row({ expires: TODAY }), TODAY)).toBe('active');
+  });
+
+  it('formats stably: seed key first, fixed field order, only present fields, 2 spaces, final newline', () => {
+    const text = formatSignatureFreeze({
+      rows: [{ action: 'a', sha256: 'b'.repeat(64), owner: 'o', expires: '2026-10-04' }],
+    });
+    expect(text).toBe(
+      `{\n  "signatures": [\n    {\n      "sha256": "${'b'.repeat(64)}",\n      "owner": "o",\n      "expires": "2026-10-04",\n      "action": "a"\n    }\n  ]\n}\n`,
+    );
+    const f = freezeOf(row(), row({ reason: undefined, example_test: undefined }, { message: 'x' }));
+    expect(formatSignatureFreeze(f)).toBe(
+      formatSignatureFreeze({
+        rows: [row(), row({ reason: undefined, example_test: undefined }, { message: 'x' })],
+      }),
+    );
+    expect(formatSignatureFreeze(parseSignatureFreeze(formatSignatureFreeze(f), FILE))).toBe(
+      formatSignatureFreeze(f),
+    );
+    expect(Object.keys(JSON.parse(formatSignatureFreeze(f)).signatures[0])).toEqual([
+      'sha256',
+      'template',
+      'kind',
+      'scheme',
+      'owner',
+      'reason',
+      'expires',
+      'action',
+      'example_test',
+    ]);
+  });
+
+  it('reports invalid JSON with its position', () => {
+    expect(problems('{"signatures": [}')).toEqual([
+      expect.stringMatching(/^flake_signatures\.json:1:17: is not valid JSON/),
+    ]);
+  });
+
+  it('reports every shape problem at once, each at its line', () => {
+    const good = row();
+    // Written raw: formatSignatureFreeze would drop the unknown key.
+    const text = JSON.stringify(
+      {
+        signatures: [
+          { ...good, sha256: good.sha256.toUpperCase() },
+          row({ scheme: 'python' as SignatureScheme }, { message: 'b' }),
+          row({ expires: '2026-02-30' }, { message: 'c' }),
+          { ...row({}, { message: 'd' }), test: 'tests/x.py::y' },
+          { sha256: 'not-a-hash' },
+        ],
+      },
+      null,
+      2,
+    ).replace('"owner": "maintainer"', '"owner": 7');
+    expect(problems(text)).toEqual([
+      expect.stringMatching(
+        /^flake_signatures\.json:4:17: signatures\[0\]\.sha256: expected a SHA-256 digest of 64 lowercase hex characters, got '[0-9A-F]{64}' \(write it in lowercase\)\.$/,
+      ),
+      expect.stringMatching(
+        /^flake_signatures\.json:8:16: signatures\[0\]\.owner: expected a string, got the number 7\.$/,
+      ),
+      expect.stringMatching(
+        /^flake_signatures\.json:18:17: signatures\[1\]\.scheme: expected one of "patchgate", "seed", got the string "python"\.$/,
+      ),
+      expect.stringMatching(
+        /^flake_signatures\.json:32:18: signatures\[2\]\.expires: expected a date such as 2026-10-04, got '2026-02-30', which is not a real calendar date\.$/,
+      ),
+      expect.stringMatching(
+        /^flake_signatures\.json:46:7: signatures\[3\]\.test: unknown key 'test'; expected only 'sha256', 'template', .*'example_test'\.$/,
+      ),
+      expect.stringMatching(
+        /^flake_signatures\.json:49:17: signatures\[4\]\.sha256: expected a SHA-256 digest .* got 'not-a-hash'\.$/,
+      ),
+    ]);
+  });
+
+  it('rejects a missing or mistyped signatures list and unknown top-level keys', () => {
+    expect(problems('{}')).toEqual(['flake_signatures.json:1:1: signatures: is required: expected a list.']);
+    expect(problems('{"signatures": {}, "version": 1}')).toEqual([
+      expect.stringMatching(/^flake_signatures\.json:1:16: signatures: expected a list, got an object/),
+      expect.stringMatching(/^flake_signatures\.json:1:20: version: unknown key 'version'/),
+    ]);
+  });
+
+  it('rejects a row whose template no longer hashes to its sha256, at the template', () => {
+    const edited = { ...row(), template: 'AssertionError|timeout after <DUR> talking to something else' };
+    const [p, ...rest] = problems(formatSignatureFreeze({ rows: [row({}, { message: 'first' }), edited] }));
+    expect(rest).toEqual([]);
+    expect(p).toMatch(
+      /^flake_signatures\.json:16:19: signatures\[1\]\.template: hashes to [0-9a-f]{64}, not to the row's sha256 [0-9a-f]{64}: the template or the hash was edited, so the row no longer covers what it says\./,
+    );
+    // An edited hash is caught the same way.
+    const rehashed = { ...row(), sha256: 'e'.repeat(64) };
+    expect(problems(formatSignatureFreeze({ rows: [rehashed] }))).toEqual([
+      expect.stringContaining(`not to the row's sha256 ${'e'.repeat(64)}`),
+    ]);
+  });
+
+  it('rejects a kind that disagrees with the template', () => {
+    expect(problems(formatSignatureFreeze({ rows: [row({ kind: 'TypeError' })] }))).toEqual([
+      expect.stringMatching(
+        /^flake_signatures\.json:6:15: signatures\[0\]\.kind: is 'TypeError', but the template starts with a different kind/,
+      ),
+    ]);
+  });
+
+  it('rejects a duplicate sha256, pointing at the first row', () => {
+    const text = formatSignatureFreeze({
+      rows: [row(), row({}, { message: 'other' }), row({ owner: 'someone else' })],
+    });
+    expect(problems(text)).toEqual([
+      expect.stringMatching(
+        /^flake_signatures\.json:26:17: signatures\[2\]\.sha256: duplicates row 0 \(line 3\); a signature is frozen by one row/,
+      ),
+    ]);
+  });
+
+  it('reports shape and consistency problems in the same pass', () => {
+    const text = formatSignatureFreeze({
+      rows: [row({ owner: 'a' }), { ...row({ owner: 'b' }), expires: 'soon' }],
+    });
+    expect(problems(text)).toEqual([
+      expect.stringContaining('signatures[1].sha256: duplicates row 0'),
+      expect.stringContaining("signatures[1].expires: expected a date such as 2026-10-04, got 'soon'"),
+    ]);
+  });
+
+  it('reads from a checkout; a missing file is an input error unless the caller asks for empty', async () => {
+    const dir = tempDir();
+    await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toThrow(
+      /the signature freeze flake_signatures\.json does not exist in the base revision/,
+    );
+    await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toBeInstanceOf(InputError);
+    expect(await readSignatureFreeze(dir, FILE, 'the head', { ifMissing: 'empty' })).toEqual({
+      file: FILE,
+      rows: [],
+    });
+    writeFileSync(path.join(dir, FILE), formatSignatureFreeze({ rows: [row()] }));
+    expect((await readSignatureFreeze(dir, FILE, 'the base revision')).rows).toHaveLength(1);
+  });
+});
+
+describe('matchFailure', () => {
+  it('finds the covering row by signature alone, whatever the test is called now', () => {
+    const f = freezeOf(row({}, { message: 'unrelated' }), row());
+    const hit = matchFailure(f, KIND, 'timeout after 2.25s talking to 127.0.0.1:61000 (attempt 7)', TODAY);
+    expect(hit?.index).toBe(1);
+    expect(hit?.example_test).toBe('tests/test_provider.py::test_timeout_on_slow_provider');
+  });
+
+  it('does not cover a changed message or a different kind', () => {
+    const f = freezeOf(row());
+    expect(matchFailure(f, KIND, 'timeout after 1.5s talking to the cache', TODAY)).toBeUndefined();
+    expect(matchFailure(f, 'TimeoutError', MSG, TODAY)).toBeUndefined();
+  });
+
+  it('holds through the expiry day and lapses the day after', () => {
+    const f = freezeOf(row({ expires: TODAY }));
+    expect(matchFailure(f, KIND, MSG, TODAY)?.index).toBe(0);
+    expect(matchFailure(f, KIND, MSG, '2026-09-21')).toBeUndefined();
+    expect(rowsMatching(f, KIND, MSG).map((m) => m.row.index)).toEqual([0]);
+  });
+
+  it('never lets an incomplete row cover, but still finds it for the report', () => {
+    const sig = failureSignature(KIND, MSG, 'patchgate');
+    const f = freezeOf({ sha256: sig.sha256, template: sig.template, owner: 'x', expires: '2030-01-01' });
+    expect(matchFailure(f, KIND, MSG, TODAY)).toBeUndefined();
+    const [m] = rowsMatching(f, KIND, MSG);
+    expect(m?.signature).toEqual(sig);
+    expect(missingFields(m!.row)).toEqual(['action']);
+  });
+
+  it("matches a row under its own scheme only: the seed's hashes for seed rows, ours for ours", () => {
+    const pointerA = 'segfault at 0x7ffe12';
+    const pointerB = 'segfault at 0x7fab34';
+    const seedRow = row({}, { kind: 'Error', message: pointerA, scheme: 'seed' });
+    const ourRow = row({}, { kind: 'Error', message: pointerA, scheme: 'patchgate' });
+    const seedOnly = freezeOf(seedRow);
+    expect(matchFailure(seedOnly, 'Error', pointerA, TODAY)?.scheme).toBe('seed');
+    // The seed's digit-first normalizer tells two addresses apart; ours does not.
+    expect(matchFailure(seedOnly, 'Error', pointerB, TODAY)).toBeUndefined();
+    expect(matchFailure(freezeOf(ourRow), 'Error', pointerB, TODAY)?.scheme).toBe('patchgate');
+    // A seed-hashed row labelled as ours covers nothing: the label decides.
+    expect(
+      matchFailure(freezeOf({ ...seedRow, scheme: 'patchgate' }), 'Error', pointerA, TODAY),
+    ).toBeUndefined();
+  });
+
+  it('tries both schemes for a row that names none, as the seed script writes them', () => {
+    const bare = (scheme: SignatureScheme): SignatureRow => {
+      const { scheme: _dropped, ...rest } = row({}, { scheme });
+      return rest;
+    };
+    const viaSeed = rowsMatching(freezeOf(bare('seed')), KIND, MSG);
+    const viaOurs = rowsMatching(freezeOf(bare('patchgate')), KIND, MSG);
+    expect(viaSeed.map((m) => m.scheme)).toEqual(['seed']);
+    expect(viaOurs.map((m) => m.scheme)).toEqual(['patchgate']);
+  });
+});
+
+describe('deletedRows', () => {
+  it('lists base rows whose sha256 the head no longer has, ignoring order and edits to other fields', () => {
+    const a = row({}, { message: 'a' });
+    const b = row({}, { message: 'b' });
+    const c = row({}, { message: 'c' });
+    const base = freezeOf(a, b, c);
+    const head = freezeOf(
+      row({ owner: 'new owner', expires: '2026-12-01' }, { message: 'c' }),
+      a,
+      row({}, { message: 'd' }),
+    );
+    expect(deletedRows(base, head).map((r) => [r.index, r.sha256])).toEqual([[1, b.sha256]]);
+    expect(deletedRows(base, { file: FILE, rows: [] })).toHaveLength(3);
+    expect(deletedRows(base, base)).toEqual([]);
+  });
+});
