@@ -1,7 +1,9 @@
-// Runs the built gate on every sample agent patch in examples/invoice/patches:
+// Runs the built gate on every sample agent patch in examples/*/patches:
 // each patch is applied on an `agent` branch of a throw-away copy of the
 // example repository, judged against `main`, and the verdict is compared with
 // the `expect:` line in the patch header. Exits 1 if any verdict differs.
+// It passes --all-layers so the stability probe runs even after an earlier
+// layer rejected, to show every code a patch earns.
 //
 //   npm run demo            (builds first)
 //   node scripts/demo.mjs   (uses the existing dist/)
@@ -13,8 +15,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const exampleDir = path.join(repoRoot, 'examples', 'invoice');
-const patchesDir = path.join(exampleDir, 'patches');
+// The TypeScript example (fixtures, hits) and the Python one (pytest, signatures, stability).
+const EXAMPLES = ['invoice', 'python-invoice'];
+// Freeze rows expire; the demo judges them on a fixed day so it gives the same answer every day.
+const TODAY = '2026-12-01';
 const cli = path.join(repoRoot, 'dist', 'cli', 'bin.js');
 const reportsDir = path.join(repoRoot, '.patchgate', 'demo');
 
@@ -103,11 +107,15 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 function runCheck(cwd, out) {
   return new Promise((resolve, reject) => {
-    child = spawn(process.execPath, [cli, 'check', '--base', 'main', '--head', 'agent', '--out', out], {
-      cwd,
-      env: cliEnv(),
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    child = spawn(
+      process.execPath,
+      [cli, 'check', '--base', 'main', '--head', 'agent', '--out', out, '--today', TODAY, '--all-layers'],
+      {
+        cwd,
+        env: cliEnv(),
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     child.on('error', reject);
     child.on('close', (code, signal) => {
       child = undefined;
@@ -124,8 +132,8 @@ function readScorecard(out) {
   }
 }
 
-async function demoPatch(file) {
-  const name = path.basename(file, '.patch');
+async function demoPatch(exampleDir, file) {
+  const name = `${path.basename(exampleDir)}/${path.basename(file, '.patch')}`;
   const header = headerOf(readFileSync(file, 'utf8'));
   const expected = parseExpect(header);
   const out = path.join(reportsDir, name);
@@ -148,7 +156,9 @@ async function demoPatch(file) {
     git(dir, AGENT, 'add', '-A');
     git(dir, AGENT, 'commit', '-q', '-m', `agent: ${name}`);
 
-    console.log(`$ patchgate check --base main --head agent --out ${path.relative(repoRoot, out)}\n`);
+    console.log(
+      `$ patchgate check --base main --head agent --out ${path.relative(repoRoot, out)} --today ${TODAY} --all-layers\n`,
+    );
     const code = await runCheck(dir, out);
     if (interrupted) return result;
     const card = readScorecard(out);
@@ -196,25 +206,28 @@ async function main() {
     );
     return 2;
   }
-  const patches = existsSync(patchesDir)
-    ? readdirSync(patchesDir)
-        .filter((n) => n.endsWith('.patch'))
-        .sort()
-    : [];
-  if (patches.length === 0) {
-    console.error(`patchgate demo: no *.patch files in ${path.relative(repoRoot, patchesDir)}`);
-    return 2;
-  }
-  console.log(
-    `patchgate demo: ${patches.length} agent patches against ${path.relative(repoRoot, exampleDir)}`,
-  );
-
   const results = [];
-  for (const name of patches) {
-    results.push(await demoPatch(path.join(patchesDir, name)));
-    if (interrupted) {
-      console.error('\npatchgate demo: interrupted; temporary repositories removed');
-      return 130;
+  for (const example of EXAMPLES) {
+    const exampleDir = path.join(repoRoot, 'examples', example);
+    const patchesDir = path.join(exampleDir, 'patches');
+    const patches = existsSync(patchesDir)
+      ? readdirSync(patchesDir)
+          .filter((n) => n.endsWith('.patch'))
+          .sort()
+      : [];
+    if (patches.length === 0) {
+      console.error(`patchgate demo: no *.patch files in ${path.relative(repoRoot, patchesDir)}`);
+      return 2;
+    }
+    console.log(
+      `patchgate demo: ${patches.length} agent patches against ${path.relative(repoRoot, exampleDir)}`,
+    );
+    for (const name of patches) {
+      results.push(await demoPatch(exampleDir, path.join(patchesDir, name)));
+      if (interrupted) {
+        console.error('\npatchgate demo: interrupted; temporary repositories removed');
+        return 130;
+      }
     }
   }
 

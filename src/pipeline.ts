@@ -8,6 +8,8 @@ import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { signaturesLayer } from './layers/signatures/signatures-layer.js';
+import { stabilityLayer } from './layers/stability/stability-layer.js';
 import type {
   Artifact,
   Finding,
@@ -34,7 +36,13 @@ import { scrubbedEnv } from './util/scrub-env.js';
  * The gate, in order. Contracts run first and their findings are never
  * hidden by what follows; each later layer plugs in here.
  */
-export const LAYERS: readonly Layer[] = [contractsLayer, fixturesLayer, hitsLayer];
+export const LAYERS: readonly Layer[] = [
+  contractsLayer,
+  fixturesLayer,
+  hitsLayer,
+  signaturesLayer,
+  stabilityLayer,
+];
 
 export interface Clock {
   now(): number;

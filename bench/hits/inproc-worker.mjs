@@ -2,9 +2,12 @@
 //   bare   - the property checks in a plain loop over pre-built mutants
 //            (the baseline fixture first, then every mutant), status per check
 //   direct - the real score task: the default export of dist/layers/hits/worker.js,
-//            called once per property as a pool worker would run it
+//            called once per property as a pool worker would run it, on a task
+//            deserialized from bytes (a pool worker pays that too; the
+//            serializing is the main thread's, so it is done before timing)
 // Both load the properties with patchgate's own module loader, so both call the
 // very same check functions. Each answer carries every status, for cross-checks.
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const dist = new URL('../../dist/', import.meta.url);
@@ -46,22 +49,17 @@ function bare() {
 }
 
 const knownLabels = [];
+const payloads = props.map((p) => v8.serialize({ kind: 'score', module, name: p.name, fixture, perturb }));
 async function direct() {
   const statuses = new Uint8Array(props.length * values.length);
   let k = 0;
   const t0 = process.hrtime.bigint();
-  for (const p of props) {
-    // A pool worker gets each task as a fresh structured clone; so does this one.
-    const task = structuredClone({
-      kind: 'score',
-      module,
-      name: p.name,
-      fixture,
-      perturb,
-      progress: new SharedArrayBuffer(8),
-      knownLabels,
-    });
+  for (const payload of payloads) {
+    const task = v8.deserialize(payload);
+    task.progress = new SharedArrayBuffer(8);
+    task.knownLabels = knownLabels;
     const r = await runTask(task);
+    // As the pool does: once it holds a list of labels, workers stop sending it.
     if (r.labelsKey !== undefined && r.labels !== undefined && !knownLabels.includes(r.labelsKey)) {
       knownLabels.push(r.labelsKey);
     }

@@ -28,6 +28,8 @@ const PROPERTIES = path.join(here, 'properties.mjs');
 const TRIVIAL_PY = path.join(here, 'trivial_properties.py');
 const BASELINE_PY = path.join(here, 'deepcopy_baseline.py');
 const SEED_PROPERTY = 'invoice_total_matches_lines';
+/** Only what finding python3 needs: the harness gets exactly the environment it is given. */
+const SEARCH_PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
 /** Checks per Python round: the baseline and every mutant, repeated up to this many. */
 const PYTHON_CHECKS = 10_000;
 
@@ -49,8 +51,7 @@ const { PYTHON_ADAPTER_PATH } = await import(new URL('runners/harness/python-ada
 
 const fixture = makeInvoice();
 const perturb = { ...PERTURB };
-const mutantsOfFixture = [...generateMutants(deepFreeze(structuredClone(fixture)), perturb)];
-const M = mutantsOfFixture.length;
+const M = [...generateMutants(deepFreeze(structuredClone(fixture)), perturb)].length;
 
 console.log(
   `hits: ${RUNS} interleaved rounds, best taken; load average ${os
@@ -108,7 +109,9 @@ console.log(
     `statuses of all four sides ${agree ? 'agree' : 'DIFFER'} (${passed.toLocaleString('en-US')} pass)`,
 );
 for (const name of Object.keys(times)) {
-  console.log(`  (1) ${name.padEnd(6)} rounds: ${times[name].map((t) => `${(t / 1e6).toFixed(1)}ms`).join(', ')}`);
+  console.log(
+    `  (1) ${name.padEnd(6)} rounds: ${times[name].map((t) => `${(t / 1e6).toFixed(1)}ms`).join(', ')}`,
+  );
 }
 const bareNs = perCheck('bare');
 for (const [name, label] of [
@@ -137,73 +140,67 @@ if (!fs.existsSync(SEED_PY)) {
   process.exit(0);
 }
 
-// The same checks on both sides: the baseline, then every mutant, repeated.
-const frozen = deepFreeze(structuredClone(fixture));
-const once = [frozen, ...mutantsOfFixture.map((m) => m.value)];
-const repeat = Math.ceil(PYTHON_CHECKS / once.length);
-const items = Array.from({ length: repeat }, () => once).flat();
-// For the seed's way: each mutant as the one value it replaces (no mutant has two).
-const edits = [[[], null]];
-for (const m of mutantsOfFixture) {
-  const segs = parsePath(m.paths[0]);
-  edits.push([segs, lookupPath(m.value, segs).value]);
-}
-fs.mkdirSync(dataDir, { recursive: true });
-const inputJson = path.join(dataDir, 'deepcopy-input.json');
-fs.writeFileSync(inputJson, JSON.stringify({ fixture, edits, repeat }));
+const SEED_FIXTURE = path.join(sharedDir, 'reference', 'seed000', 'fixtures', 'lock.json');
+const cases = [
+  { label: "the seed's fixture", fixture: JSON.parse(fs.readFileSync(SEED_FIXTURE, 'utf8')) },
+  { label: 'the 59-leaf invoice', fixture },
+].map(pythonCase);
 
-const harnessEnv = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 const start = (module) =>
   HarnessClient.start({
     command: ['python3', PYTHON_ADAPTER_PATH, module],
     cwd: here,
-    env: harnessEnv,
+    env: { PATH: SEARCH_PATH },
     timeoutMs: 10_000,
   });
 const seedHarness = await start(SEED_PY);
 const trivialHarness = await start(TRIVIAL_PY);
-const harnessRound = async (client, name) => {
+const harnessRound = async (client, name, items) => {
   const t0 = process.hrtime.bigint();
   const out = await client.check(name, items);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   return { seconds, passed: out.filter((o) => o.status === 'pass').length };
 };
-await harnessRound(seedHarness, SEED_PROPERTY);
-await harnessRound(trivialHarness, 'trivial');
-
-const py = { harness: [], deepcopy: [], trivial: [] };
-let harnessPassed;
-let deepcopyPassed;
+for (const c of cases) {
+  await harnessRound(seedHarness, SEED_PROPERTY, c.items);
+  await harnessRound(trivialHarness, 'trivial', c.items);
+}
 for (let r = 0; r < RUNS; r++) {
-  const h = await harnessRound(seedHarness, SEED_PROPERTY);
-  py.harness.push(h.seconds);
-  harnessPassed = h.passed;
-  const d = runDeepcopy();
-  py.deepcopy.push(d.seconds);
-  deepcopyPassed = d.passed;
-  py.trivial.push((await harnessRound(trivialHarness, 'trivial')).seconds);
+  for (const c of cases) {
+    const h = await harnessRound(seedHarness, SEED_PROPERTY, c.items);
+    c.harness.push(h.seconds);
+    c.harnessPassed = h.passed;
+    const d = runDeepcopy(c);
+    c.deepcopy.push(d.seconds);
+    c.deepcopyPassed = d.passed;
+    c.trivial.push((await harnessRound(trivialHarness, 'trivial', c.items)).seconds);
+  }
 }
 await seedHarness.close();
 await trivialHarness.close();
 
-const rate = (name) => items.length / Math.min(...py[name]);
-const same = harnessPassed === deepcopyPassed;
-console.log(
-  `  (3) ${items.length.toLocaleString('en-US')} checks per round (${repeat} x (${M} mutants + the baseline)); ` +
-    `harness rounds ${fmtSeconds(py.harness)}; deep-copy rounds ${fmtSeconds(py.deepcopy)}; trivial rounds ${fmtSeconds(py.trivial)}`,
-);
-console.log(
-  `  (3) passing checks: harness ${harnessPassed}, deep copy ${deepcopyPassed} (${same ? 'agree' : 'DIFFER'})`,
-);
-const pyRatio = rate('harness') / rate('deepcopy');
-console.log(
-  `hits (3) seed's ${SEED_PROPERTY}: harness ${fmtRate(rate('harness'))} mutants/s, seed's deep copy per mutant ` +
-    `${fmtRate(rate('deepcopy'))} mutants/s, ratio ${pyRatio.toFixed(2)}x (goal >= 1x) ${pyRatio >= 1 && same ? 'PASS' : 'MISS'}`,
-);
-console.log(
-  `hits (3) trivial check through the harness, pipelined: ${fmtRate(rate('trivial'))} mutants/s ` +
-    `(goal >= 30,000) ${rate('trivial') >= 30_000 ? 'PASS' : 'MISS'}`,
-);
+for (const c of cases) {
+  const n = c.items.length;
+  const rate = (name) => n / Math.min(...c[name]);
+  const same = c.harnessPassed === c.deepcopyPassed;
+  console.log(
+    `  (3) ${c.label}: ${n.toLocaleString('en-US')} checks per round (${c.repeat} x (${c.mutants} mutants + the baseline)); ` +
+      `harness rounds ${fmtSeconds(c.harness)}; deep-copy rounds ${fmtSeconds(c.deepcopy)}; trivial rounds ${fmtSeconds(c.trivial)}`,
+  );
+  console.log(
+    `  (3) ${c.label}: passing checks: harness ${c.harnessPassed}, deep copy ${c.deepcopyPassed} (${same ? 'agree' : 'DIFFER'})`,
+  );
+  const ratio = rate('harness') / rate('deepcopy');
+  console.log(
+    `hits (3) ${c.label}, seed's ${SEED_PROPERTY}: harness ${fmtRate(rate('harness'))} mutants/s, ` +
+      `seed's deep copy per mutant ${fmtRate(rate('deepcopy'))} mutants/s, ratio ${ratio.toFixed(2)}x (goal >= 1x) ` +
+      `${ratio >= 1 && same ? 'PASS' : 'MISS'}`,
+  );
+  console.log(
+    `hits (3) ${c.label}, trivial check through the harness, pipelined: ${fmtRate(rate('trivial'))} mutants/s ` +
+      `(goal >= 30,000) ${rate('trivial') >= 30_000 ? 'PASS' : 'MISS'}`,
+  );
+}
 process.exit(0);
 
 // ---------------------------------------------------------------- helpers
@@ -250,15 +247,46 @@ async function startBenchWorker() {
   };
 }
 
-function runDeepcopy() {
-  const r = spawnSync('python3', ['-B', BASELINE_PY, SEED_PY, SEED_PROPERTY, inputJson], {
+/**
+ * One fixture for (3): its mutants (same options as (1)), the checks both
+ * sides run (the baseline, then every mutant, repeated up to PYTHON_CHECKS),
+ * and the input of the deep-copy yardstick: each mutant as the one value it
+ * replaces at its path (no mutant here has two).
+ */
+function pythonCase({ label, fixture: fx }, index) {
+  const frozen = deepFreeze(structuredClone(fx));
+  const mutants = [...generateMutants(frozen, perturb)];
+  const once = [frozen, ...mutants.map((m) => m.value)];
+  const repeat = Math.ceil(PYTHON_CHECKS / once.length);
+  const edits = [[[], null]];
+  for (const m of mutants) {
+    const segs = parsePath(m.paths[0]);
+    edits.push([segs, lookupPath(m.value, segs).value]);
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const input = path.join(dataDir, `deepcopy-input-${index}.json`);
+  fs.writeFileSync(input, JSON.stringify({ fixture: fx, edits, repeat }));
+  return {
+    label,
+    mutants: mutants.length,
+    repeat,
+    items: Array.from({ length: repeat }, () => once).flat(),
+    input,
+    harness: [],
+    deepcopy: [],
+    trivial: [],
+  };
+}
+
+function runDeepcopy(c) {
+  const r = spawnSync('python3', ['-B', BASELINE_PY, SEED_PY, SEED_PROPERTY, c.input], {
     cwd: here,
     encoding: 'utf8',
-    env: { ...harnessEnv, PYTHONDONTWRITEBYTECODE: '1' },
+    env: { PATH: SEARCH_PATH, PYTHONDONTWRITEBYTECODE: '1' },
   });
   if (r.status !== 0) throw new Error(`deepcopy_baseline.py failed (${r.status}): ${r.stderr}`);
   const out = JSON.parse(r.stdout);
-  if (out.checks !== items.length) throw new Error(`deepcopy_baseline.py ran ${out.checks} checks`);
+  if (out.checks !== c.items.length) throw new Error(`deepcopy_baseline.py ran ${out.checks} checks`);
   return out;
 }
 

@@ -1,11 +1,13 @@
 export const HELP = `patchgate — a merge gate for patches written by coding agents
 
 Usage:
-  patchgate check --base REV [--head REV] [--out DIR] [--json] [--today YYYY-MM-DD]
+  patchgate check --base REV [--head REV] [--out DIR] [--json] [--today YYYY-MM-DD] [--all-layers]
   patchgate init [--format json|yaml|ts] [--root DIR]... [--owner NAME] [--force]
   patchgate lock [--owner NAME] [--dry-run]          (human-only: re-record fixture digests)
   patchgate ledger add --property NAME --cause CLASS --owner WHO --expires YYYY-MM-DD --action TEXT
                                                      (human-only: freeze a classified flake)
+  patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT
+                                                     (human-only: freeze a known failure signature)
   patchgate explain CODE
   patchgate --help | --version
 
@@ -18,6 +20,8 @@ lock      Rewrite FIXTURE_LOCK.json (and canonical digest files) from the
           working tree and print what changed. Commit it on its own.
 ledger    Append a validated row to the cause-class flake ledger (hits.ledger).
           The fixture digest is taken from the base lock for the property's fixture.
+signatures  Append a row to the signature freeze (signatures.freeze) for a test's
+          failure or skip in a JUnit report; rows match on the signature, not the name.
 explain   Print what a reason code means.
 
 Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error.

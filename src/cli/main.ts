@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { asPatchgateError, ContractFileError } from '../errors.js';
+import { parseJUnitFile } from '../junit/index.js';
 import type { GateHooks } from '../pipeline.js';
 import { checkCommand } from './commands/check.js';
 import { explainCommand } from './commands/explain.js';
 import { initCommand } from './commands/init.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { lockCommand } from './commands/lock.js';
+import { signaturesCommand } from './commands/signatures.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { HELP } from './help.js';
 import type { CliIO } from './io.js';
@@ -44,6 +46,8 @@ export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
         return await ledgerCommand(rest, io, {
           resolveDigest: (property) => resolvePropertyDigest(io, property),
         });
+      case 'signatures':
+        return await signaturesCommand(rest, io, { parseReport: (file) => parseJUnitFile(file, { file }) });
       case 'explain':
         return await explainCommand(rest, io);
       default:

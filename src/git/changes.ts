@@ -38,7 +38,10 @@ export async function snapshotWorkingTree(
     // Starting from the real index lets git reuse its stat cache instead of rehashing every file.
     await copyFile(realIndex, index).catch(() => undefined);
     const withIndex = { ...env, GIT_INDEX_FILE: index };
-    const pathspec = [':/', ...exclude.map((e) => `:(exclude,top)${e}`)];
+    // An excluded path that git already ignores must not be named: git refuses pathspecs for ignored paths.
+    const kept: string[] = [];
+    for (const e of exclude) if ((await git.try(['check-ignore', '-q', '--', e])).code !== 0) kept.push(e);
+    const pathspec = [':/', ...kept.map((e) => `:(exclude,top)${e}`)];
     await git.out(['add', '--all', '--', ...pathspec], withIndex);
     return await git.out(['write-tree'], withIndex);
   } finally {

@@ -29,6 +29,10 @@ export const SUITE_LEVEL_NAME = '<suite>';
 const LEADING_NAME = /^(?:E\s+)?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?=[:\s(]|$)/;
 const EXCEPTION_LIKE = /(?:Error|Exception|Failure|Fault|Panic)$/;
 const RUST_PANIC = /^thread '.*' panicked at /;
+// Rust 1.73+ prints the location first and the panic message on the next line.
+const RUST_PANIC_LOCATION_ONLY = /^thread '.*' panicked at \S+:\d+:\d+:$/;
+// The last line of a pytest traceback: `tests/test_x.py:25: AssertionError`.
+const PYTEST_CRASH_LINE = /^\S+:\d+: ([A-Za-z_][\w.]*)$/;
 
 /**
  * What kind of failure this is, for signatures: the `type` attribute when the
@@ -44,11 +48,38 @@ export function failureKind(type: string, message: string, body: string, element
     const m = LEADING_NAME.exec(line);
     if (m && EXCEPTION_LIKE.test(m[1]!)) return m[1]!;
   }
+  const crash = lastLine(body, PYTEST_CRASH_LINE);
+  if (crash !== undefined) return crash;
   return element;
+}
+
+/**
+ * The message a human reads first, when the element has no `message`
+ * attribute: the body's first non-blank line, or for a Rust panic printed
+ * location-first, the panic message on the line after it.
+ */
+export function messageFromBody(body: string): string {
+  const line = firstLine(body);
+  if (!RUST_PANIC_LOCATION_ONLY.test(line)) return line;
+  const rest = body.slice(body.indexOf(line) + line.length);
+  return firstLine(rest) || line;
+}
+
+/** The capture of `pattern` on the last line it matches in `text` (scanned from the end). */
+function lastLine(text: string, pattern: RegExp): string | undefined {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const m = pattern.exec(text.slice(start, end).trim());
+    if (m) return m[1];
+    end = start - 1;
+  }
+  return undefined;
 }
 
 // time="2,503.1" (a thousands separator, as Jenkins reads it).
 const THOUSANDS = /^\d{1,3}(?:,\d{3})+(?:\.\d*)?$/;
+const DECIMAL_COMMA = /^\d+,\d+$/;
 // Integer durations this large are not seconds (a million seconds is eleven
 // days); container-structure-test writes Go's time.Duration, in nanoseconds.
 const NANOSECONDS_ABOVE = 1e6;
@@ -56,13 +87,16 @@ const NANOSECONDS_ABOVE = 1e6;
 /** Seconds, or undefined for a missing, negative or unreadable time. */
 export function parseTime(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  let s = raw.trim();
-  if (s === '') return undefined;
-  if (THOUSANDS.test(s)) s = s.replace(/,/g, '');
-  else if (/^\d+,\d+$/.test(s)) s = s.replace(',', '.');
-  const n = Number(s);
+  // Number() accepts what runners write almost always ("0.004", "1.7e-05"),
+  // so the cleaning below only runs for the odd ones.
+  let n = Number(raw);
+  if (Number.isNaN(n)) {
+    const s = raw.trim();
+    if (THOUSANDS.test(s)) n = Number(s.replace(/,/g, ''));
+    else if (DECIMAL_COMMA.test(s)) n = Number(s.replace(',', '.'));
+  } else if (n === 0 && raw.trim() === '') return undefined;
   if (!Number.isFinite(n) || n < 0) return undefined;
-  if (n > NANOSECONDS_ABOVE && /^\d+$/.test(s)) return n / 1e9;
+  if (n > NANOSECONDS_ABOVE && Number.isInteger(n) && !/[.eE]/.test(raw)) return n / 1e9;
   return n;
 }
 

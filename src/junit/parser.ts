@@ -14,8 +14,16 @@ import {
   type TestOutcome,
   type TestStatus,
 } from './model.js';
-import { attributeVerdict, failureKind, parseTime, SUITE_LEVEL_NAME, suiteKey, testId } from './normalize.js';
-import { detach, firstLine, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
+import {
+  attributeVerdict,
+  failureKind,
+  messageFromBody,
+  parseTime,
+  SUITE_LEVEL_NAME,
+  suiteKey,
+  testId,
+} from './normalize.js';
+import { detach, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
 
 /**
  * saxes holds the text of the construct it is reading (a CDATA section, a
@@ -176,6 +184,11 @@ export class JUnitStreamParser {
   private res: OpenResult | undefined;
   private prop: OpenProperty | undefined;
   private textTarget: TextCollector | undefined;
+  private readonly caseState: CaseState = newCase(
+    -1,
+    { depth: 0, name: '', key: '', file: undefined, project: undefined, level: undefined },
+    {},
+  );
   private lastClassname = '';
   private lastClassnameFolded = '';
 
@@ -326,12 +339,12 @@ export class JUnitStreamParser {
    */
   private writeProlog(piece: string): void {
     let from = 0;
-    for (;;) {
-      const at = piece.indexOf('<!DOCTYPE', from);
-      if (at < 0 || this.rootSeen) break;
+    let at = piece.indexOf('<!DOCTYPE');
+    while (at >= 0 && !this.rootSeen) {
       this.write(piece.slice(from, at));
       this.doctypeAt = this.here(1);
       from = at;
+      at = piece.indexOf('<!DOCTYPE', at + 1);
     }
     this.write(from === 0 ? piece : piece.slice(from));
   }
@@ -524,7 +537,9 @@ export class JUnitStreamParser {
   }
 
   private openCase(attrs: Record<string, string>, depth: number): void {
-    this.tc = newCase(depth, this.suites[this.suites.length - 1]!, attrs);
+    // One testcase is open at a time, so its state object is reused: reports
+    // have millions of testcases and this is a hot path.
+    this.tc = resetCase(this.caseState, depth, this.suites[this.suites.length - 1]!, attrs);
   }
 
   private openResult(
@@ -557,7 +572,7 @@ export class JUnitStreamParser {
       message = truncateUtf8(attr, this.cap);
       if (message.length !== attr.length) truncated = true;
     } else {
-      message = res.element === 'skipped' ? body : firstLine(body);
+      message = res.element === 'skipped' ? body : messageFromBody(body);
     }
     switch (res.element) {
       case 'failure':
@@ -682,32 +697,54 @@ export class JUnitStreamParser {
 
     const counts = this.counts;
     counts.tests++;
-    counts[status]++;
+    switch (status) {
+      case 'passed':
+        counts.passed++;
+        break;
+      case 'failed':
+        counts.failed++;
+        break;
+      case 'error':
+        counts.error++;
+        break;
+      case 'skipped':
+        counts.skipped++;
+        break;
+      case 'xfailed':
+        counts.xfailed++;
+        break;
+      case 'flaky':
+        counts.flaky++;
+        break;
+    }
     if (this.onTest !== undefined) this.onTest(outcome);
     else this.tests.push(outcome);
   }
 }
 
 function newCase(depth: number, suite: SuiteFrame, attrs: Record<string, string>): CaseState {
-  return {
-    depth,
-    suite,
-    name: attrs.name ?? '',
-    classname: attrs.classname ?? '',
-    file: attrs.file,
-    time: attrs.time,
-    statusAttr: attrs.status,
-    resultAttr: attrs.result,
-    failures: undefined,
-    hasFailure: false,
-    hasError: false,
-    skipped: undefined,
-    xfail: false,
-    retries: undefined,
-    hasRerun: false,
-    hasFlaky: false,
-    properties: undefined,
-  };
+  return resetCase({} as CaseState, depth, suite, attrs);
+}
+
+function resetCase(c: CaseState, depth: number, suite: SuiteFrame, attrs: Record<string, string>): CaseState {
+  c.depth = depth;
+  c.suite = suite;
+  c.name = attrs.name ?? '';
+  c.classname = attrs.classname ?? '';
+  c.file = attrs.file;
+  c.time = attrs.time;
+  c.statusAttr = attrs.status;
+  c.resultAttr = attrs.result;
+  c.failures = undefined;
+  c.hasFailure = false;
+  c.hasError = false;
+  c.skipped = undefined;
+  c.xfail = false;
+  c.retries = undefined;
+  c.hasRerun = false;
+  c.hasFlaky = false;
+  c.properties = undefined;
+  return c;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -256,6 +256,16 @@ describe('patchgate check (built CLI on real git repos)', () => {
     expect(Object.keys(JSON.parse(a.stdout).timings)).toEqual(['layers', 'totalMs']);
   });
 
+  it('works when the output folder is gitignored, and leaves it out of the head', async () => {
+    const repo = fixtureRepo({ '.gitignore': '.patchgate/\n' });
+    repo.write({ 'src/total.ts': 'export const total = 5;\n' });
+    const first = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(first.stderr).toBe('');
+    const second = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(second.code).toBe(0);
+    expect(scorecard(repo).findings).toEqual([]);
+  });
+
   it('appends summary.md to $GITHUB_STEP_SUMMARY and honours --out', async () => {
     const repo = fixtureRepo();
     const summary = repo.path('step-summary.md');

@@ -162,12 +162,16 @@ describe('npm run demo (scripts/demo.mjs)', () => {
 
     const summary = r.stdout.slice(r.stdout.lastIndexOf('\nsummary\n'));
     const names = [
-      '01-benign',
-      '02-rewrite-golden',
-      '03-rewrite-golden-and-lock',
-      '04-total-ignores-lines',
-      '05-check-never-fails',
-      '06-random-check',
+      'invoice/01-benign',
+      'invoice/02-rewrite-golden',
+      'invoice/03-rewrite-golden-and-lock',
+      'invoice/04-total-ignores-lines',
+      'invoice/05-check-never-fails',
+      'invoice/06-random-check',
+      'python-invoice/01-benign-with-frozen-flake',
+      'python-invoice/02-rename-and-skip',
+      'python-invoice/03-time-dependent-test',
+      'python-invoice/04-change-failure-message',
     ];
     const verdicts = names.map((name) => {
       const row = summary.split('\n').find((l) => l.startsWith(`${name} `));
@@ -175,14 +179,26 @@ describe('npm run demo (scripts/demo.mjs)', () => {
       expect(cells.at(-1), row).toBe('ok');
       return cells[2]?.split(' ')[0];
     });
-    expect(verdicts).toEqual(['accept', 'reject', 'reject', 'reject', 'reject', 'reject']);
-    expect(summary).toContain('all 6 verdicts as expected');
+    expect(verdicts).toEqual([
+      'accept',
+      'reject',
+      'reject',
+      'reject',
+      'reject',
+      'reject',
+      'accept',
+      'reject',
+      'reject',
+      'reject',
+    ]);
+    expect(summary).toContain('all 10 verdicts as expected');
 
     for (const [name, verdict] of [
-      ['01-benign', 'accept'],
-      ['02-rewrite-golden', 'reject'],
-      ['03-rewrite-golden-and-lock', 'reject'],
-      ['06-random-check', 'reject'],
+      ['invoice/01-benign', 'accept'],
+      ['invoice/02-rewrite-golden', 'reject'],
+      ['invoice/03-rewrite-golden-and-lock', 'reject'],
+      ['invoice/06-random-check', 'reject'],
+      ['python-invoice/01-benign-with-frozen-flake', 'accept'],
     ] as const) {
       const dir = path.join(root, '.patchgate/demo', name);
       expect((JSON.parse(readFileSync(path.join(dir, 'scorecard.json'), 'utf8')) as Card).verdict).toBe(
@@ -192,5 +208,5 @@ describe('npm run demo (scripts/demo.mjs)', () => {
       expect(r.stdout).toContain(path.join(dir, 'scorecard.json'));
     }
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith('pg-demo-') && !before.has(n))).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

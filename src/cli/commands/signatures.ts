@@ -26,7 +26,7 @@ import { usage } from '../usage.js';
 export interface ReportTest {
   id: string;
   status: string;
-  failures: { kind: string; message: string }[];
+  failures: readonly { kind: string; message: string }[];
   skipped?: { type?: string; message: string };
 }
 

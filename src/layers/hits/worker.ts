@@ -85,6 +85,19 @@ function load(module: string): Promise<BrandedProperty[]> {
   return p;
 }
 
+/** A module's definitions by name, the first of each name (as `find` would pick); built once per module. */
+const byName = new WeakMap<BrandedProperty[], Map<unknown, BrandedProperty>>();
+
+function findProperty(defs: BrandedProperty[], name: string): BrandedProperty | undefined {
+  let index = byName.get(defs);
+  if (!index) {
+    index = new Map();
+    for (const d of defs) if (!index.has(d.name)) index.set(d.name, d);
+    byName.set(defs, index);
+  }
+  return index.get(name);
+}
+
 function oneLine(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`;
   return (text.split('\n')[0] ?? text).slice(0, 300);
@@ -141,24 +154,41 @@ async function runCheck(
 // ------------------------------------------------------------ mutant cache
 //
 // Properties of one repository mostly share a few fixtures, and every task of
-// a revision carries the same perturbation options: the mutants of a fixture
-// are built once per worker and reused by every property checked against it.
-// A task's fixture arrives as a fresh structured clone, so the cache is keyed
-// by content (same keys in the same order, same values), never by identity.
-// Mutants are deeply frozen, so no check can change what the next one sees.
+// a revision carries the same perturbation options: building the mutants
+// again for every property cost more than checking them. So a worker builds
+// them once per fixture and options, and keeps them for the tasks that follow.
+//
+// - A task's fixture arrives as a fresh structured clone: entries are found by
+//   content (same keys in the same order, same values), never by identity.
+// - Mutants are deeply frozen: no check can change what the next one sees.
+// - No property is handed the same object twice, as when every task built its
+//   own: a property's n-th task with a fixture gets the n-th set of objects
+//   (a set per run of `hits.runs`), so a check that remembers fixtures by
+//   identity (a WeakMap memo) still shows a flake in the next run.
+// - Memory is bounded: what does not fit is built for the task and dropped, as before.
+
+/** One set of objects: the deep-frozen fixture and its mutants, in order. */
+interface Generation {
+  fixture: unknown;
+  values: unknown[];
+}
 
 interface Prepared {
+  /** Names `labels` in the pool's cache; unique per worker thread and entry. */
   key: string;
-  /** Deep-frozen. */
+  /** The first task's fixture and options, which later tasks are compared with. */
   fixture: unknown;
   perturb: PerturbOptions;
-  values: unknown[];
   labels: MutantLabel[];
+  generations: Generation[];
+  /** Tasks served per property (module and name). */
+  served: Map<string, number>;
+  /** Budget units of one generation. */
   cost: number;
 }
 
-/** Rough memory budget, in value slots, for one fixture's mutants and for all of them. */
-const ENTRY_BUDGET = 1 << 18;
+/** Rough memory budget, in value slots: for one generation, and for everything kept. */
+const GENERATION_BUDGET = 1 << 18;
 const TOTAL_BUDGET = 1 << 20;
 const MAX_ENTRIES = 16;
 /** Most recently used first. */
@@ -199,6 +229,10 @@ function sameData(a: unknown, b: unknown): boolean {
   return true;
 }
 
+function sameLabels(a: readonly MutantLabel[], b: readonly MutantLabel[]): boolean {
+  return a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+}
+
 function lookupPrepared(fixture: unknown, perturb: PerturbOptions): Prepared | undefined {
   for (let i = 0; i < prepared.length; i++) {
     const p = prepared[i] as Prepared;
@@ -237,22 +271,49 @@ function mutantCost(fixture: unknown, maxDepth: number): number {
       }
     }
     cost += widest;
-    if (cost > ENTRY_BUDGET) return cost;
+    if (cost > GENERATION_BUDGET) return cost;
     level = next;
   }
   return cost;
 }
 
-function remember(p: Prepared): void {
-  prepared.unshift(p);
-  let total = 0;
-  for (let i = 0; i < prepared.length; i++) {
-    total += (prepared[i] as Prepared).cost;
-    if (i >= MAX_ENTRIES || total > TOTAL_BUDGET) {
-      prepared.length = i;
-      break;
-    }
+/** Drops least recently used entries (never `keep`) until `extra` more units fit; says whether they do. */
+function makeRoom(extra: number, keep: Prepared | undefined): boolean {
+  const used = () => prepared.reduce((sum, p) => sum + p.cost * p.generations.length, 0);
+  for (let i = prepared.length - 1; i >= 0 && used() + extra > TOTAL_BUDGET; i--) {
+    if (prepared[i] !== keep) prepared.splice(i, 1);
   }
+  return used() + extra <= TOTAL_BUDGET;
+}
+
+/** Keeps a freshly built generation: as a new entry, or as the next generation of `entry`. */
+function keep(
+  entry: Prepared | undefined,
+  nth: number,
+  generation: Generation,
+  labels: MutantLabel[],
+  perturb: PerturbOptions,
+  cost: number,
+): Prepared | undefined {
+  if (entry) {
+    if (nth !== entry.generations.length || !sameLabels(entry.labels, labels)) return undefined;
+    if (!makeRoom(cost, entry)) return undefined;
+    entry.generations.push(generation);
+    return entry;
+  }
+  if (prepared.length >= MAX_ENTRIES) prepared.length = MAX_ENTRIES - 1;
+  if (!makeRoom(cost, undefined)) return undefined;
+  const created: Prepared = {
+    key: `${threadId}.${preparedSeq++}`,
+    fixture: generation.fixture,
+    perturb,
+    labels,
+    generations: [generation],
+    served: new Map(),
+    cost,
+  };
+  prepared.unshift(created);
+  return created;
 }
 
 async function list(task: ListTask): Promise<ListResult> {
@@ -286,11 +347,14 @@ async function list(task: ListTask): Promise<ListResult> {
 
 async function score(task: ScoreTask): Promise<ScoreWireResult> {
   const defs = await load(task.module);
-  const property = defs.find((d) => d.name === task.name);
+  const property = findProperty(defs, task.name);
   if (!property) throw new Error(`property '${task.name}' is no longer exported by ${task.module}`);
   const progress = new Int32Array(task.progress);
-  const hit = lookupPrepared(task.fixture, task.perturb);
-  const fixture = hit ? hit.fixture : deepFreeze(task.fixture);
+  let entry = lookupPrepared(task.fixture, task.perturb);
+  const who = `${task.module}\n${task.name}`;
+  const nth = entry?.served.get(who) ?? 0;
+  const ready = entry?.generations[nth];
+  const fixture = ready ? ready.fixture : deepFreeze(task.fixture);
   Atomics.store(progress, 1, -1);
   Atomics.add(progress, 0, 1);
   const base = await runCheck(property, fixture);
@@ -299,9 +363,8 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
   // store, so the watchdog that sees the new count also sees the new index.
   let statuses: Uint8Array;
   let labels: MutantLabel[];
-  let labelsKey: string | undefined;
-  if (hit) {
-    const values = hit.values;
+  if (ready && entry) {
+    const values = ready.values;
     const n = values.length;
     statuses = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
@@ -310,10 +373,9 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
       const v = checkMutant(property, values[i]);
       statuses[i] = typeof v === 'number' ? v : await v;
     }
-    labels = hit.labels;
-    labelsKey = hit.key;
+    labels = entry.labels;
   } else {
-    // Built while they are checked, as before; kept for the next task if they fit the budget.
+    // Built while they are checked, as always; kept for later tasks if they fit the budget.
     const mutants = generateMutants(fixture, task.perturb);
     const cost = mutantCost(fixture, task.perturb.maxDepth) * (task.perturb.interactions?.length ? 2 : 1);
     let values: unknown[] | undefined = [];
@@ -328,16 +390,19 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
       labels.push({ paths: m.paths, operators: m.operators });
       i++;
       if (values !== undefined) {
-        if (i * cost > ENTRY_BUDGET) values = undefined;
+        if (i * cost > GENERATION_BUDGET) values = undefined;
         else values.push(m.value);
       }
     }
     statuses = Uint8Array.from(out);
-    if (values !== undefined) {
-      labelsKey = `${threadId}.${preparedSeq++}`;
-      remember({ key: labelsKey, fixture, perturb: task.perturb, values, labels, cost: i * cost });
-    }
+    entry =
+      values === undefined
+        ? undefined
+        : keep(entry, nth, { fixture, values }, labels, task.perturb, Math.max(1, i * cost));
+    if (entry) labels = entry.labels;
   }
+  entry?.served.set(who, nth + 1);
+  const labelsKey = entry?.key;
   const sendLabels = labelsKey === undefined || !task.knownLabels?.includes(labelsKey);
   return {
     baseline: base.status,

@@ -291,21 +291,28 @@ function copyArrayWith(a: readonly unknown[], i: number, value: unknown): readon
   return Object.freeze(copy);
 }
 
+/** Objects `copyObjectWith` may spread: `Object.prototype` as prototype, no symbol keys. */
+const spreadable = new WeakMap<object, boolean>();
+
+function isSpreadable(o: object): boolean {
+  let ok = spreadable.get(o);
+  if (ok === undefined) {
+    ok = Object.getPrototypeOf(o) === Object.prototype && Object.getOwnPropertySymbols(o).length === 0;
+    spreadable.set(o, ok);
+  }
+  return ok;
+}
+
 /**
- * `objectWith` for an existing key of a plain object: a spread copies the own
- * enumerable string keys in the same order, as data properties (an own
+ * `objectWith` for an existing key: for a plain object, a spread copies the
+ * own enumerable string keys in the same order, as data properties (an own
  * `"__proto__"` key stays data), far faster than one `defineProperty` each.
  * Anything else (another prototype, symbol keys, the `"__proto__"` key itself)
- * takes `objectWith`.
+ * takes `objectWith`. Containers on a mutant's path are frozen, so whether
+ * one is plain is worked out once.
  */
 function copyObjectWith(o: object, key: string, value: unknown): object {
-  if (
-    key === '__proto__' ||
-    Object.getPrototypeOf(o) !== Object.prototype ||
-    Object.getOwnPropertySymbols(o).length > 0
-  ) {
-    return objectWith(o, key, value);
-  }
+  if (key === '__proto__' || !isSpreadable(o)) return objectWith(o, key, value);
   const copy: Record<string, unknown> = { ...(o as Record<string, unknown>) };
   copy[key] = value;
   return Object.freeze(copy);

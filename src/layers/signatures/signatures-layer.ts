@@ -1,0 +1,118 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import type { PatchgateConfig } from '../../config/schema.js';
+import {
+  deletedRows,
+  matchFailure,
+  readSignatureFreeze,
+  rowStatus,
+  rowsMatching,
+} from '../../freeze/signature-freeze.js';
+import type { TestOutcome } from '../../junit/model.js';
+import { failureSignature, skipKind } from '../../signatures/signature.js';
+import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
+
+const LAYER = 'signatures';
+
+function f(code: Finding['code'], message: string, evidence: Record<string, unknown>): Finding {
+  return { code, layer: LAYER, severity: 'reject', message, evidence };
+}
+
+/** Why a matching row did not cover the failure, for the message. */
+function nearMiss(
+  freeze: Parameters<typeof rowsMatching>[0],
+  kind: string,
+  message: string,
+  today: string,
+): string {
+  const near = rowsMatching(freeze, kind, message)[0];
+  if (!near) return '';
+  const status = rowStatus(near.row, today);
+  return status === 'expired'
+    ? ` (row ${near.row.index} matches but expired on ${near.row.expires})`
+    : ` (row ${near.row.index} matches but is incomplete: it needs an owner, an expiry and an action)`;
+}
+
+/**
+ * Seed 001's signature freeze: every failure and every skip of the head's
+ * tests must be covered by a human-owned row of the base's freeze file,
+ * matched on the signature (kind + normalized message), never on the test
+ * name — renaming a test does not escape its row.
+ */
+export const signaturesLayer: Layer = {
+  name: LAYER,
+  enabled: (config: PatchgateConfig) => config.signatures?.enabled === true && config.tests !== undefined,
+  contractFiles: (config: PatchgateConfig): NamedContract[] =>
+    config.signatures ? [{ path: config.signatures.freeze, role: 'signatures.freeze' }] : [],
+  async run(ctx: LayerContext) {
+    const cfg = ctx.config.signatures;
+    if (!cfg || !ctx.tests) return { findings: [] };
+    const freeze = await readSignatureFreeze(ctx.base.root, cfg.freeze, 'the base revision');
+    const findings: Finding[] = [];
+
+    // The head may not delete what a human froze, even in a commit that also edits the file.
+    const headHasFile = await lstat(path.join(ctx.head.root, cfg.freeze)).then(
+      () => true,
+      () => false,
+    );
+    const headFreeze = headHasFile
+      ? await readSignatureFreeze(ctx.head.root, cfg.freeze, 'the head').catch(() => undefined)
+      : undefined;
+    for (const row of deletedRows(freeze, headFreeze ?? { file: cfg.freeze, rows: [] })) {
+      findings.push(
+        f(
+          'SIGNATURE_ROW_DELETED',
+          `the patch removes row ${row.index} (${row.template ?? row.sha256}) from ${cfg.freeze}; freeze rows are human-owned`,
+          {
+            file: cfg.freeze,
+            row: row.index,
+            line: row.line,
+            sha256: row.sha256,
+            template: row.template,
+          },
+        ),
+      );
+    }
+
+    const run = await ctx.tests.headRun(0);
+    const check = (
+      t: TestOutcome,
+      kind: string,
+      message: string,
+      code: 'UNKNOWN_FAILURE_SIGNATURE' | 'UNFROZEN_SKIP',
+    ) => {
+      if (matchFailure(freeze, kind, message, ctx.today)) return;
+      const sig = failureSignature(kind, message, cfg.scheme);
+      const why = nearMiss(freeze, kind, message, ctx.today);
+      findings.push(
+        f(
+          code,
+          code === 'UNFROZEN_SKIP'
+            ? `test ${t.id} was ${kind} without a matching freeze row${why}: a skip is a fail`
+            : `test ${t.id} failed with a signature no freeze row covers${why}: ${sig.template}`,
+          {
+            test: t.id,
+            kind,
+            template: sig.template,
+            sha256: sig.sha256,
+            message,
+            file: t.file,
+            freeze: cfg.freeze,
+          },
+        ),
+      );
+    };
+    for (const t of run.tests) {
+      if (t.status === 'failed' || t.status === 'error') {
+        // A failed test without a failure element still failed: it is checked with an empty message.
+        const failures = t.failures.length > 0 ? t.failures : [{ kind: t.status, message: '' }];
+        for (const fl of failures) check(t, fl.kind, fl.message, 'UNKNOWN_FAILURE_SIGNATURE');
+      } else if (t.status === 'flaky')
+        for (const r of t.retries ?? []) check(t, r.kind, r.message, 'UNKNOWN_FAILURE_SIGNATURE');
+      else if (t.status === 'skipped' || t.status === 'xfailed') {
+        check(t, skipKind(t.skipped, t.status), t.skipped?.message ?? '', 'UNFROZEN_SKIP');
+      }
+    }
+    return { findings };
+  },
+};

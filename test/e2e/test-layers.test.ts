@@ -1,0 +1,131 @@
+import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
+import { repoRoot } from '../helpers/shared.js';
+
+type Card = {
+  verdict: string;
+  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
+  frozen: Record<string, unknown>[];
+  layers: { name: string; status: string }[];
+};
+
+const python = path.join(repoRoot, 'examples', 'python-invoice');
+
+function exampleFiles(dir: string, prefix = ''): Files {
+  const files: Files = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix + entry.name;
+    if (entry.name === 'patches' || entry.name === '__pycache__') continue;
+    if (entry.isDirectory()) Object.assign(files, exampleFiles(path.join(dir, entry.name), `${rel}/`));
+    else files[rel] = readFileSync(path.join(dir, entry.name));
+  }
+  return files;
+}
+
+async function judge(repo: GitDir, extra: string[] = []) {
+  const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01', ...extra], { cwd: repo.dir });
+  const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as Card;
+  return { ...r, card, codes: card.findings.map((f) => f.code) };
+}
+
+function pythonRepo(patch?: string): GitDir {
+  const repo = GitDir.create(exampleFiles(python));
+  if (patch) repo.git('apply', path.join(python, 'patches', `${patch}.patch`));
+  return repo;
+}
+
+describe(
+  'signatures and stability layers on real pytest (examples/python-invoice)',
+  { timeout: 120_000 },
+  () => {
+    it('accepts a benign patch and lists the pre-existing frozen flake, keeping every run log', async () => {
+      const repo = pythonRepo('01-benign-with-frozen-flake');
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('accept');
+      expect(r.card.frozen).toEqual([
+        expect.objectContaining({
+          layer: 'stability',
+          covers: 'pytest::tests.test_known_issues::test_rate_cache_warmup',
+          owner: 'payments',
+        }),
+      ]);
+      const logs = readdirSync(repo.path('.patchgate/out/tests'));
+      expect(logs).toEqual(
+        expect.arrayContaining(['head-run-1.junit.xml', 'head-run-5.stdout.log', 'base-rerun-1.junit.xml']),
+      );
+    });
+
+    it('rejects a renamed-and-skipped test with UNFROZEN_SKIP naming the new test id', async () => {
+      const r = await judge(pythonRepo('02-rename-and-skip'));
+      expect(r.code).toBe(1);
+      const skip = r.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
+      expect(skip?.evidence).toMatchObject({
+        test: 'pytest::tests.test_invoice::test_format_total_legacy',
+        kind: 'skipped',
+      });
+      expect(skip?.evidence.template).toMatch(/^skipped\|/);
+      // The stability probe waits for the earlier layers (seed 002's order).
+      expect(r.card.layers.find((l) => l.name === 'stability')?.status).toBe('skipped');
+    });
+
+    it('rejects a reworded known failure with UNKNOWN_FAILURE_SIGNATURE: rows match the signature, not the name', async () => {
+      const r = await judge(pythonRepo('04-change-failure-message'));
+      expect(r.code).toBe(1);
+      const unknown = r.card.findings.filter((f) => f.code === 'UNKNOWN_FAILURE_SIGNATURE');
+      expect(unknown).toHaveLength(1);
+      expect(unknown[0]?.evidence).toMatchObject({
+        test: 'pytest::tests.test_known_issues::test_legacy_rounding',
+        kind: 'AssertionError',
+        template: expect.stringContaining('legacy table total <N> differs from <N>'),
+      });
+      expect(unknown[0]?.evidence.message).toContain('legacy table total 1499 differs from 1500');
+    });
+
+    it('rejects a patch that deletes a freeze row (SIGNATURE_ROW_DELETED) besides touching the contract', async () => {
+      const repo = pythonRepo();
+      const freeze = JSON.parse(readFileSync(repo.path('flake_signatures.json'), 'utf8'));
+      freeze.signatures.pop();
+      repo.write({ 'flake_signatures.json': JSON.stringify(freeze, null, 2) });
+      const r = await judge(repo);
+      expect(r.codes).toEqual(expect.arrayContaining(['CONTRACT_TOUCHED', 'SIGNATURE_ROW_DELETED']));
+    });
+
+    it('rejects an unfrozen pre-existing flake once its freeze row has expired', async () => {
+      const r = await judge(pythonRepo(), ['--today', '2027-06-01', '--all-layers']);
+      expect(r.codes).toContain('PREEXISTING_FLAKE_UNFROZEN');
+      const f = r.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
+      expect((f?.evidence.baseRuns as string[]).length).toBe(5);
+    });
+  },
+);
+
+describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
+  it('reads the vitest JUnit report and rejects a new failure with its signature', async () => {
+    const files: Files = {
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        tests: { preset: 'vitest' },
+        signatures: {},
+      }),
+      'flake_signatures.json': '{"signatures": []}\n',
+      'package.json': '{"name": "t", "private": true, "type": "module"}\n',
+      'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
+      '.gitignore': 'node_modules\n.patchgate\n',
+      'sum.test.ts': "import { expect, it } from 'vitest';\nit('adds', () => { expect(1 + 1).toBe(2); });\n",
+    };
+    const repo = GitDir.create(files);
+    symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
+    const ok = await judge(repo);
+    expect(ok.card.verdict).toBe('accept');
+    repo.write({
+      'sum.test.ts': "import { expect, it } from 'vitest';\nit('adds', () => { expect(1 + 1).toBe(3); });\n",
+    });
+    const r = await judge(repo);
+    expect(r.code).toBe(1);
+    const f = r.card.findings.find((x) => x.code === 'UNKNOWN_FAILURE_SIGNATURE');
+    expect(f?.evidence.test).toMatch(/sum\.test\.ts.*adds/);
+    expect(f?.evidence.template).toMatch(/expected <N> to be <N>/);
+  });
+});
