@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { readContractText } from '../config/contract-file.js';
 import { parseJsonDocument, validateDocument } from '../config/documents.js';
-import { InputError } from '../errors.js';
 import { type Freeze, isoDate } from './model.js';
 
 /**
@@ -85,22 +83,8 @@ export function parseFlakeLedger(text: string, file: string): FlakeLedger {
 
 /** Reads the ledger from a checkout. A missing ledger is an input error, never an empty ledger. */
 export async function readFlakeLedger(root: string, file: string, revision: string): Promise<FlakeLedger> {
-  let text: string;
-  try {
-    text = await readFile(path.join(root, file), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new InputError(
-        'CONTRACT_INVALID',
-        `the flake ledger ${file} does not exist in ${revision}; a human creates it with \`patchgate ledger add\` and commits it`,
-        { file },
-      );
-    }
-    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
-      file,
-    });
-  }
-  return parseFlakeLedger(text, file);
+  const how = 'a human creates it with `patchgate ledger add` and commits it';
+  return parseFlakeLedger(await readContractText(root, file, revision, how), file);
 }
 
 function plainRow(r: FlakeLedgerRow): FlakeLedgerRow {

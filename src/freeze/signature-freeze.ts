@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { readContractText, readContractTextIfExists } from '../config/contract-file.js';
 import { parseJsonDocument } from '../config/documents.js';
 import { issuesToProblems } from '../config/issues.js';
-import { ContractFileError, InputError, type Problem } from '../errors.js';
+import { ContractFileError, type Problem } from '../errors.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signatures/normalize.js';
 import { type FailureSignature, failureSignature, templateDigest } from '../signatures/signature.js';
 import { type Freeze, isExpired, isoDate } from './model.js';
@@ -220,21 +219,11 @@ export async function readSignatureFreeze(
   revision: string,
   opts: { ifMissing?: 'error' | 'empty' } = {},
 ): Promise<SignatureFreeze> {
-  let text: string;
-  try {
-    text = await readFile(path.join(root, file), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      if (opts.ifMissing === 'empty') return { file, rows: [] };
-      throw new InputError(
-        'CONTRACT_INVALID',
-        `the signature freeze ${file} does not exist in ${revision}; a human creates it with \`patchgate signatures add\` and commits it`,
-        { file },
-      );
-    }
-    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
-      file,
-    });
+  const text = await readContractTextIfExists(root, file, revision);
+  if (text === undefined) {
+    if (opts.ifMissing === 'empty') return { file, rows: [] };
+    const how = 'a human creates it with `patchgate signatures add` and commits it';
+    return parseSignatureFreeze(await readContractText(root, file, revision, how), file);
   }
   return parseSignatureFreeze(text, file);
 }

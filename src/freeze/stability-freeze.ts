@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { readContractTextIfExists } from '../config/contract-file.js';
 import { parseJsonDocument, validateDocument } from '../config/documents.js';
-import { InputError } from '../errors.js';
 import { type Freeze, isExpired, isoDate } from './model.js';
 
 const nonBlank = z.string().refine((s) => s.trim().length > 0, 'must not be blank');
@@ -42,16 +40,8 @@ export function parseStabilityFreeze(text: string, file: string): Freeze[] {
 
 /** A missing file is an empty freeze: nothing is frozen, so every pre-existing flake rejects. */
 export async function readStabilityFreeze(root: string, file: string, revision: string): Promise<Freeze[]> {
-  let text: string;
-  try {
-    text = await readFile(path.join(root, file), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new InputError('FILE_UNREADABLE', `cannot read ${file} in ${revision}: ${(err as Error).message}`, {
-      file,
-    });
-  }
-  return parseStabilityFreeze(text, file);
+  const text = await readContractTextIfExists(root, file, revision);
+  return text === undefined ? [] : parseStabilityFreeze(text, file);
 }
 
 /** The unexpired row covering a test, if any. */

@@ -228,7 +228,7 @@ describe('reading flake_signatures.json', () => {
   it('reads from a checkout; a missing file is an input error unless the caller asks for empty', async () => {
     const dir = tempDir();
     await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toThrow(
-      /the signature freeze flake_signatures\.json does not exist in the base revision/,
+      /flake_signatures\.json does not exist in the base revision/,
     );
     await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toBeInstanceOf(InputError);
     expect(await readSignatureFreeze(dir, FILE, 'the head', { ifMissing: 'empty' })).toEqual({
