@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'SYMLINK_LOOP'
   | 'FILE_UNREADABLE'
   | 'FIXTURE_ROOT_MISSING'
+  | 'JUNIT_INVALID'
   | 'ALREADY_EXISTS'
   | 'ABORTED'
   | 'INTERNAL_ERROR'

@@ -14,6 +14,8 @@ export {
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
 export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
+export { JUnitParseError, parseJUnit, parseJUnitFile } from './junit/index.js';
+export type { JUnitReport, TestOutcome, TestStatus } from './junit/model.js';
 export { digestTree } from './layers/fixtures/digest-tree.js';
 export { relockFixtures } from './layers/fixtures/relock.js';
 export {
@@ -39,3 +41,5 @@ export { renderMarkdown } from './report/markdown.js';
 export type { LayerStatus, LayerSummary, Scorecard, Verdict } from './report/scorecard.js';
 export { stableStringify } from './report/stable-json.js';
 export { renderTerminal } from './report/terminal.js';
+export { normalizeMessage, type SignatureScheme } from './signatures/normalize.js';
+export { failureSignature } from './signatures/signature.js';

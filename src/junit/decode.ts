@@ -1,11 +1,10 @@
-import { TextDecoder } from 'node:util';
-
 /**
  * Choosing how to decode a report from its first bytes (XML 1.0 appendix F):
  * a UTF-8 byte order mark is skipped; UTF-16 and UTF-32, with or without a
  * mark, are refused; otherwise the XML declaration's `encoding` is honoured
  * and UTF-8 is the default.
  */
+import { TextDecoder } from 'node:util';
 
 export type Sniffed =
   | { kind: 'wait' }
@@ -40,22 +39,20 @@ export function sniffEncoding(b: Uint8Array, final: boolean): Sniffed {
   }
   // A byte order mark outranks the declaration (XML 1.0 appendix F).
   if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return { kind: 'decode', encoding: 'utf-8', skip: 3 };
-  const skip = 0;
-  if (!startsWith(b, skip, XML_DECL_START)) {
-    if (b.length - skip < XML_DECL_START.length && !final && isPrefixOf(b, skip, XML_DECL_START)) {
-      return { kind: 'wait' };
-    }
-    return { kind: 'decode', encoding: 'utf-8', skip };
+  const utf8: Sniffed = { kind: 'decode', encoding: 'utf-8', skip: 0 };
+  if (!startsWith(b, XML_DECL_START)) {
+    const undecided = b.length < XML_DECL_START.length && !final && isPrefixOf(b, XML_DECL_START);
+    return undecided ? { kind: 'wait' } : utf8;
   }
-  const end = indexOfDeclEnd(b, skip);
+  const end = indexOfDeclEnd(b);
   if (end < 0) {
     if (!final && b.length < SNIFF_LIMIT) return { kind: 'wait' };
     // No end in sight: saxes reports the broken declaration with its position.
-    return { kind: 'decode', encoding: 'utf-8', skip };
+    return utf8;
   }
-  const decl = Buffer.from(b.buffer, b.byteOffset + skip, end - skip).toString('latin1');
+  const decl = Buffer.from(b.buffer, b.byteOffset, end).toString('latin1');
   const m = ENCODING_ATTR.exec(decl);
-  if (!m) return { kind: 'decode', encoding: 'utf-8', skip };
+  if (!m) return utf8;
   const label = m[2]!.trim();
   const at = positionIn(decl, m.index + m[0].indexOf(m[1]!) + 1);
   let encoding: string;
@@ -64,7 +61,7 @@ export function sniffEncoding(b: Uint8Array, final: boolean): Sniffed {
   } catch {
     return {
       kind: 'refuse',
-      reason: `unsupported encoding "${label}" in the XML declaration; patchgate reads UTF-8 reports (and the single-byte encodings a TextDecoder knows)`,
+      reason: `unsupported encoding "${label}" in the XML declaration; patchgate reads UTF-8 reports, and others that Node's TextDecoder knows when the declaration names them`,
       ...at,
     };
   }
@@ -75,27 +72,27 @@ export function sniffEncoding(b: Uint8Array, final: boolean): Sniffed {
       ...at,
     };
   }
-  return { kind: 'decode', encoding, skip };
+  return { kind: 'decode', encoding, skip: 0 };
 }
 
 function refuse(reason: string): Sniffed {
   return { kind: 'refuse', reason, line: 1, column: 1 };
 }
 
-function startsWith(b: Uint8Array, at: number, prefix: number[]): boolean {
-  if (b.length - at < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (b[at + i] !== prefix[i]) return false;
+function startsWith(b: Uint8Array, prefix: number[]): boolean {
+  if (b.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
   return true;
 }
 
-function isPrefixOf(b: Uint8Array, at: number, prefix: number[]): boolean {
-  for (let i = at; i < b.length; i++) if (b[i] !== prefix[i - at]) return false;
+function isPrefixOf(b: Uint8Array, prefix: number[]): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== prefix[i]) return false;
   return true;
 }
 
-function indexOfDeclEnd(b: Uint8Array, from: number): number {
+function indexOfDeclEnd(b: Uint8Array): number {
   const limit = Math.min(b.length, SNIFF_LIMIT);
-  for (let i = from + 1; i < limit; i++) if (b[i] === 0x3e && b[i - 1] === 0x3f) return i + 1;
+  for (let i = 1; i < limit; i++) if (b[i] === 0x3e && b[i - 1] === 0x3f) return i + 1;
   return -1;
 }
 

@@ -16,7 +16,7 @@ export class JUnitParseError extends InputError {
 
   constructor(reason: string, where: { file?: string | undefined; line: number; column: number }) {
     const file = where.file;
-    super('FILE_UNREADABLE', `${file ?? '<stream>'}:${where.line}:${where.column}: ${reason}`, {
+    super('JUNIT_INVALID', `${file ?? '<stream>'}:${where.line}:${where.column}: ${reason}`, {
       file,
       line: where.line,
       column: where.column,

@@ -1,22 +1,29 @@
 /**
  * What a JUnit XML report says about each test, normalized across runners.
  *
- * Statuses, strongest first (a testcase carrying several result elements takes
- * the strongest one, so a report can never hide a failure behind a skip):
+ * Statuses, strongest first. A testcase carrying several result elements takes
+ * the strongest (error > failure > skipped), so a report can never hide a
+ * failure behind a skip; result elements always outrank attributes.
  *
- * - `error`: an `<error>` element (the test could not run to a verdict).
- * - `failed`: a `<failure>` element; also a testcase that only carries Surefire
- *   `<rerunFailure>`/`<rerunError>` elements, and one whose `status` attribute
- *   says failed without any result element.
- * - `skipped`: a `<skipped>` element, or a runner's skip marker on the
- *   testcase: `status="notrun|disabled|skipped|ignored"` (googletest, jasmine,
- *   tst), `result="skipped|suppressed"` (googletest).
+ * - `error`: an `<error>` element (the test could not run to a verdict); with
+ *   no result element, `status="error|errored"`.
+ * - `failed`: a `<failure>` element; a testcase carrying only Surefire
+ *   `<rerunFailure>`/`<rerunError>` elements (every run failed); with no result
+ *   element, `status="failed|failure|fail"`.
+ * - `skipped`: a `<skipped>` element; with no result element, a runner's skip
+ *   marker on the testcase: `status="notrun|disabled|skipped|skip|ignored"`
+ *   (googletest, jasmine, tst), `result="skipped|suppressed"` (googletest).
  * - `xfailed`: an expected failure that did fail: pytest's
- *   `<skipped type="pytest.xfail">`, and Playwright's `fail` annotation on a
- *   test that passed (Playwright reports expected failures as passes).
- * - `flaky`: passed after failing: only Surefire/nextest `<flakyFailure>` or
- *   `<flakyError>` elements, no final failure.
+ *   `<skipped type="pytest.xfail">`, unittest-xml-reporting's
+ *   `<skipped type="XFAIL">`, and Playwright's `fail` annotation on a test
+ *   that passed (Playwright reports expected failures as passes).
+ * - `flaky`: passed after failing: `<flakyFailure>`/`<flakyError>` elements
+ *   (Surefire, cargo-nextest) and no final failure.
  * - `passed`: none of the above.
+ *
+ * `<failure>`, `<error>` and `<skipped>` placed directly in a suite (a class
+ * that failed to load, a TAP file that died) become one extra outcome per
+ * suite, with the same precedence and the id `<suite>::<suite>`.
  */
 export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'xfailed' | 'flaky';
 
@@ -24,10 +31,16 @@ export interface FailureDetail {
   /**
    * The `type` attribute; without one, the exception name leading the message
    * or body (`AssertionError`, `java.lang.IllegalStateException`), `panic` for
-   * a Rust panic, else the element name (`failure` or `error`).
+   * a Rust panic, the exception on a pytest traceback's last line
+   * (`tests/t.py:25: AssertionError`), else the element name (`failure` or
+   * `error`).
    */
   kind: string;
-  /** The `message` attribute as XML normalizes it; without one, the first non-blank line of the body. */
+  /**
+   * The `message` attribute as XML normalizes it (literal line breaks become
+   * spaces, `&#10;` stays a line break); without one, the first non-blank line
+   * of the body, or for a Rust panic printed location-first, the line after.
+   */
   message: string;
   /** The element's own text and CDATA plus any `<stackTrace>` child, trimmed; never system-out/err. */
   body: string;
@@ -50,12 +63,16 @@ export interface SkipDetail {
 
 export interface TestOutcome {
   /**
-   * Stable id: innermost suite name, classname and name joined with `::`, each
-   * with whitespace folded. The classname is left out when it is empty or the
-   * same as the suite; the suite when it is empty. Suite names lose the
-   * suffixes runners add per run (cargo-nextest `@stress-N`,
-   * unittest-xml-reporting `-YYYYMMDDhhmmss`). Playwright reports prefix the
-   * project (`[chromium] `). Suite-level results get `<suite>::<suite>`.
+   * Stable id: innermost named suite, classname and name joined with `::`,
+   * each with whitespace folded: `com.x.FooTest::testBar` (Surefire, where
+   * suite and classname agree), `pytest::tests.test_a.TestB::test_c`,
+   * `src/a.test.ts::Describe › it works` (jest-junit). The classname is left
+   * out when it is empty or the same as the suite; the suite when it is
+   * empty. Suite names lose the suffixes runners add per run (cargo-nextest
+   * `@stress-N`, unittest-xml-reporting `-YYYYMMDDhhmmss`), so the same test
+   * keeps its id from run to run. Playwright reports (a `<testsuites id>`
+   * root) prefix the project, `[chromium] `, as Playwright names tests
+   * itself. Results placed directly in a suite get `<suite>::<suite>`.
    * Ids repeat when a report repeats a test (stress runs, retries written as
    * separate testcases, duplicated names): this parser never merges them.
    */
@@ -90,7 +107,7 @@ export interface OutcomeCounts {
 }
 
 export interface JUnitReport {
-  /** Empty when `onTest` was given: the caller took each outcome as it came. */
+  /** In document order (a suite's own results after its testcases); empty when `onTest` was given. */
   tests: TestOutcome[];
   counts: OutcomeCounts;
 }

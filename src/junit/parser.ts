@@ -17,13 +17,13 @@ import {
 import {
   attributeVerdict,
   failureKind,
+  idPrefix,
   messageFromBody,
   parseTime,
   SUITE_LEVEL_NAME,
   suiteKey,
-  testId,
 } from './normalize.js';
-import { detach, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
+import { detach, detachCompact, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
 
 /**
  * saxes holds the text of the construct it is reading (a CDATA section, a
@@ -32,7 +32,9 @@ import { detach, foldWhitespace, TextCollector, truncateUtf8 } from './text.js';
  * string. These are the fields of saxes 6.0.0 (pinned exactly in
  * package.json) that we cap from outside after every slice we feed it; the
  * constructor checks they exist, so an upgrade that renames them fails loudly
- * instead of silently losing the bound.
+ * instead of silently losing the bound. (The CDATA fast path also reads
+ * saxes' `state`, and turns itself off if that cannot be read; see
+ * `probeCdataState`.)
  */
 interface SaxesBuffers {
   text: string;
@@ -48,6 +50,15 @@ const SLICE = 64 * 1024;
 const MAX_DEPTH = 1000;
 const MAX_NAME = 64 * 1024;
 const MAX_ATTRIBUTES = 10_000;
+
+const CDATA_OPEN = '<![CDATA[';
+// Characters outside XML 1.0's Char production. Surrogates need no check: the
+// text comes from a fatal UTF-8 decoder or a single-byte one.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const NOT_XML10_CHAR = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/;
+const SURROGATE = /[\ud800-\udfff]/;
+const LOW_SURROGATES = /[\udc00-\udfff]/g;
+const CR_LINE_END = /\r\n?/g;
 
 const SUITE_ELEMENTS = new Set(['testsuite', 'testsuites', 'testrun']);
 const ROOT_EXPECTED = 'expected a <testsuites> or <testsuite> root element';
@@ -138,6 +149,10 @@ interface OpenProperty {
 
 const NO_FAILURES: readonly FailureDetail[] = Object.freeze([]);
 
+// Skip types that mean "expected to fail, and did": pytest's xfail marker and
+// unittest-xml-reporting's expectedFailure.
+const XFAIL_TYPES = new Set(['pytest.xfail', 'xfail']);
+
 /**
  * A push parser: bytes in through `push`, the report out of `end`. Memory
  * stays bounded by the size caps whatever the input: only the testcase being
@@ -173,7 +188,15 @@ export class JUnitStreamParser {
   private rootSeen = false;
   private playwright = false;
   private doctypeAt: { line: number; column: number } | undefined;
+  /** Where the last `<` before the root element was: the root's start once it is seen. */
+  private tagAt: { line: number; column: number } | undefined;
   private atEnd = false;
+  /** Whether CDATA content may bypass saxes (see writeBody). */
+  private fastCdata = false;
+  private readonly cdataState: number;
+  private readonly saxState: { state: number };
+  /** saxes holds back a trailing CR or high surrogate until the next write. */
+  private carried = false;
 
   // Element state.
   private depth = 0;
@@ -191,6 +214,10 @@ export class JUnitStreamParser {
   );
   private lastClassname = '';
   private lastClassnameFolded = '';
+  private lastSuite: SuiteFrame | undefined;
+  private lastIdPrefix = '';
+  private lastFile = '';
+  private lastFileDetached = '';
 
   constructor(opts: ParseJUnitOptions = {}) {
     this.file = opts.file;
@@ -218,6 +245,8 @@ export class JUnitStreamParser {
       throw new InternalError('saxes internals changed: the JUnit parser can no longer bound its memory');
     }
     this.buffers = buffers as SaxesBuffers;
+    this.saxState = this.sax as unknown as { state: number };
+    this.cdataState = probeCdataState();
 
     this.sax.on('error', (err) => {
       throw this.saxError(err.message);
@@ -326,34 +355,118 @@ export class JUnitStreamParser {
     }
     for (let i = 0; i < text.length; i += SLICE) {
       const piece = i === 0 && text.length <= SLICE ? text : text.slice(i, i + SLICE);
-      if (this.rootSeen) this.write(piece);
+      if (this.rootSeen) this.writeBody(piece);
       else this.writeProlog(piece);
     }
   }
 
   /**
-   * Before the root element, remember where each `<!DOCTYPE` starts: saxes only
-   * reports a DOCTYPE once it has read all of it, and the error should point
-   * at its first line. (A `<!DOCTYPE` inside a comment is remembered too, but
-   * then no DOCTYPE event follows it.)
+   * Before the root element, the text is written to saxes up to each `<`, so
+   * that we know where the root element and any DOCTYPE start: saxes reports
+   * a DOCTYPE only once it has read all of it, and the root's name only after
+   * the character that follows it, possibly on the next line.
    */
   private writeProlog(piece: string): void {
     let from = 0;
-    let at = piece.indexOf('<!DOCTYPE');
-    while (at >= 0 && !this.rootSeen) {
+    for (let at = piece.indexOf('<'); at >= 0; at = piece.indexOf('<', at + 1)) {
       this.write(piece.slice(from, at));
-      this.doctypeAt = this.here(1);
       from = at;
-      at = piece.indexOf('<!DOCTYPE', at + 1);
+      if (this.rootSeen) break;
+      this.tagAt = this.here(1);
+      if (piece.startsWith('<!DOCTYPE', at)) this.doctypeAt = this.tagAt;
     }
     this.write(from === 0 ? piece : piece.slice(from));
+  }
+
+  /**
+   * CDATA content goes past saxes: saxes reads it a character at a time in
+   * JavaScript, and in large reports it is most of the bytes (system-out
+   * logs, stack traces) and most of the parse time. Once saxes is inside a
+   * CDATA section, we find its end with indexOf, check the characters with one
+   * regular expression (the same XML 1.0 Char production saxes applies),
+   * advance saxes' line and column as reading them would have, and hand the
+   * text to the collector if we keep it. Content that fails the check is left
+   * to saxes, which reports it at its exact position.
+   */
+  private writeBody(piece: string): void {
+    if (!this.fastCdata) {
+      this.write(piece);
+      return;
+    }
+    let pos = 0;
+    for (;;) {
+      if (!this.carried && this.saxState.state === this.cdataState) pos = this.skipCdata(piece, pos);
+      const open = piece.indexOf(CDATA_OPEN, pos);
+      if (open < 0) {
+        this.write(pos === 0 ? piece : piece.slice(pos));
+        return;
+      }
+      const end = open + CDATA_OPEN.length;
+      this.write(piece.slice(pos, end));
+      pos = end;
+    }
+  }
+
+  private skipCdata(piece: string, pos: number): number {
+    const close = piece.indexOf(']]>', pos);
+    // Without the terminator in this piece, the last two characters may be its
+    // start: saxes reads those. Nor may the skip end in a CR (saxes reads CR LF
+    // as one line break) or between the halves of a surrogate pair.
+    let end = close >= 0 ? close : piece.length - 2;
+    if (end > pos) {
+      const last = piece.charCodeAt(end - 1);
+      if (last === 0x0d || (last >= 0xd800 && last <= 0xdbff)) end--;
+    }
+    if (end <= pos) return pos;
+    const content = piece.slice(pos, end);
+    if (NOT_XML10_CHAR.test(content)) return pos;
+    // What saxes read of this section so far comes before the skipped text.
+    const b = this.buffers;
+    if (b.text.length > 0) {
+      this.textTarget?.add(b.text);
+      b.text = '';
+    }
+    this.advancePosition(content);
+    // XML reads every CR LF and lone CR as LF, in CDATA too.
+    this.textTarget?.add(content.includes('\r') ? content.replace(CR_LINE_END, '\n') : content);
+    return end;
+  }
+
+  /** Moves saxes' line and column over `content` as its own reader would. */
+  private advancePosition(content: string): void {
+    let breaks = 0;
+    let lastBreak = -1;
+    for (let i = content.indexOf('\n'); i >= 0; i = content.indexOf('\n', i + 1)) {
+      breaks++;
+      lastBreak = i;
+    }
+    for (let i = content.indexOf('\r'); i >= 0; i = content.indexOf('\r', i + 1)) {
+      if (content.charCodeAt(i + 1) === 0x0a) continue;
+      breaks++;
+      if (i > lastBreak) lastBreak = i;
+    }
+    const tail = lastBreak < 0 ? content : content.slice(lastBreak + 1);
+    // saxes counts a surrogate pair as one column.
+    let columns = tail.length;
+    if (SURROGATE.test(tail)) columns -= tail.match(LOW_SURROGATES)!.length;
+    if (breaks > 0) {
+      this.sax.line += breaks;
+      this.sax.column = columns;
+    } else {
+      this.sax.column += columns;
+    }
   }
 
   private write(piece: string): void {
     if (piece.length === 0) return;
     this.sax.write(piece);
+    const last = piece.charCodeAt(piece.length - 1);
+    this.carried = last === 0x0d || (last >= 0xd800 && last <= 0xdbff);
     const b = this.buffers;
-    if (b.text.length > this.bufferCap) b.text = detach(b.text.slice(0, this.bufferCap));
+    // Cutting copies what is kept, so let the buffer run a few slices past the
+    // cap between cuts: inside a huge CDATA section that is one copy per
+    // 256 KiB read instead of one per slice.
+    if (b.text.length > this.bufferCap + 4 * SLICE) b.text = b.text.slice(0, this.bufferCap);
     if (b.name.length > MAX_NAME || b.entity.length > MAX_NAME || b.piTarget.length > MAX_NAME) {
       throw this.error('an element, attribute or entity name longer than 64 KiB', this.here(0));
     }
@@ -380,7 +493,8 @@ export class JUnitStreamParser {
     const unclosed = /^unclosed tag: (.*)$/.exec(message);
     let reason: string;
     if (unclosed) {
-      reason = `unexpected end of file inside <${unclosed[1]}>: the report is truncated (was the runner killed before it finished writing?)`;
+      const where = this.saxState.state === this.cdataState ? 'a CDATA section in ' : '';
+      reason = `unexpected end of file inside ${where}<${unclosed[1]}>: the report is truncated (was the runner killed before it finished writing?)`;
     } else if (message === 'document must contain a root element') {
       reason = this.started ? `no root element: ${ROOT_EXPECTED}` : `the report is empty: ${ROOT_EXPECTED}`;
     } else if (message === 'text data outside of root node') {
@@ -405,17 +519,19 @@ export class JUnitStreamParser {
   private onRoot(name: string): void {
     this.rootSeen = true;
     this.sax.off('opentagstart');
+    // XML 1.1 has other line breaks and character rules; saxes handles those alone.
+    this.fastCdata = this.cdataState >= 0 && this.sax.xmlDecl.version !== '1.1';
     if (SUITE_ELEMENTS.has(name)) return;
-    // saxes has read the name and the character after it; point at the '<'.
-    const at = { line: this.sax.line, column: this.sax.column - [...name].length - 1 };
+    const at = this.tagAt ?? this.here(0);
     const hint = FOREIGN_ROOTS[name];
     throw this.error(`${ROOT_EXPECTED}, found <${name}>${hint ? ` (this looks like ${hint})` : ''}`, at);
   }
 
   private onOpen(tag: SaxesTagPlain): void {
     const depth = ++this.depth;
-    if (this.ignoreFrom !== 0) return;
+    // saxes keeps a stack of open elements, ignored ones included.
     if (depth > MAX_DEPTH) throw this.error(`elements nested more than ${MAX_DEPTH} deep`, this.here(0));
+    if (this.ignoreFrom !== 0) return;
     const name = tag.name;
     const res = this.res;
     if (res !== undefined) {
@@ -579,11 +695,12 @@ export class JUnitStreamParser {
       case 'error': {
         const detail: FailureDetail = {
           kind: detach(failureKind(res.type ?? '', message, body, res.element)),
-          message: detach(message),
-          body: detach(body),
+          message: detachCompact(message),
+          body: detachCompact(body),
         };
         if (truncated) detail.truncated = true;
-        (owner.failures ??= []).push(detail);
+        owner.failures ??= [];
+        owner.failures.push(detail);
         if (res.element === 'error') owner.hasError = true;
         else owner.hasFailure = true;
         return;
@@ -593,13 +710,14 @@ export class JUnitStreamParser {
         const type = res.type === undefined ? '' : foldWhitespace(res.type);
         owner.skipped =
           type === '' ? { message: detach(message) } : { type: detach(type), message: detach(message) };
-        owner.xfail = type === 'pytest.xfail';
+        owner.xfail = XFAIL_TYPES.has(type.toLowerCase());
         return;
       }
       default: {
         const isError = res.element === 'rerunError' || res.element === 'flakyError';
         const base = isError ? 'error' : 'failure';
-        (owner.retries ??= []).push({
+        owner.retries ??= [];
+        owner.retries.push({
           status: isError ? 'error' : 'failed',
           kind: detach(failureKind(res.type ?? '', message, body, base)),
           message: detach(message),
@@ -632,7 +750,8 @@ export class JUnitStreamParser {
     this.retarget();
     const value =
       prop.value !== undefined ? truncateUtf8(prop.value, this.cap) : prop.text!.take(this.cap).trim();
-    (prop.owner.properties ??= {})[detach(prop.name)] = detach(value);
+    prop.owner.properties ??= {};
+    prop.owner.properties[detach(prop.name)] = detach(value);
   }
 
   // ------------------------------------------------------------------ outcomes
@@ -645,14 +764,20 @@ export class JUnitStreamParser {
     if (suiteLevel) {
       id = suite.key === '' ? SUITE_LEVEL_NAME : `${suite.key}::${SUITE_LEVEL_NAME}`;
     } else {
-      // Consecutive testcases almost always share a classname: fold and copy it once.
-      if (c.classname !== this.lastClassname) {
+      // Consecutive testcases almost always share a suite and classname, so
+      // the id up to the name is built once per run of them.
+      if (c.classname !== this.lastClassname || suite !== this.lastSuite) {
         this.lastClassname = c.classname;
+        this.lastSuite = suite;
         this.lastClassnameFolded = detach(foldWhitespace(c.classname));
+        this.lastIdPrefix = idPrefix(suite.key, this.lastClassnameFolded, suite.project);
       }
       classname = this.lastClassnameFolded;
-      name = detach(foldWhitespace(c.name));
-      id = testId(suite.key, classname, name, suite.project);
+      // One flat copy holds the id, and the name is a view on its end: neither
+      // pins the decoded chunk the name attribute was cut from.
+      const prefix = this.lastIdPrefix;
+      id = detach(prefix + foldWhitespace(c.name));
+      name = prefix.length === 0 ? id : id.slice(prefix.length);
     }
 
     let status: TestStatus;
@@ -687,7 +812,15 @@ export class JUnitStreamParser {
       status,
       failures: c.failures ?? NO_FAILURES,
     };
-    const file = c.file !== undefined && c.file !== '' ? detach(c.file) : suite.file;
+    let file = suite.file;
+    if (c.file !== undefined && c.file !== '') {
+      // pytest and others repeat the same file on every testcase.
+      if (c.file !== this.lastFile) {
+        this.lastFile = c.file;
+        this.lastFileDetached = detach(c.file);
+      }
+      file = this.lastFileDetached;
+    }
     if (file !== undefined) outcome.file = file;
     if (skipped !== undefined) outcome.skipped = skipped;
     if (c.retries !== undefined) outcome.retries = c.retries;
@@ -720,6 +853,27 @@ export class JUnitStreamParser {
     if (this.onTest !== undefined) this.onTest(outcome);
     else this.tests.push(outcome);
   }
+}
+
+let cdataStateProbed: number | undefined;
+
+/**
+ * The number saxes uses for "inside a CDATA section", read off a throwaway
+ * parser rather than assumed, so a saxes that numbers its states differently
+ * turns the CDATA fast path off instead of misreading documents.
+ */
+function probeCdataState(): number {
+  if (cdataStateProbed !== undefined) return cdataStateProbed;
+  const state = (p: SaxesParser) => (p as unknown as { state: unknown }).state;
+  const text = new SaxesParser();
+  text.write('<a>x');
+  const cdata = new SaxesParser();
+  cdata.write('<a><![CDATA[x');
+  const inside = state(cdata);
+  cdata.write(']]>');
+  const valid = typeof inside === 'number' && inside !== state(text) && inside !== state(cdata);
+  cdataStateProbed = valid ? inside : -1;
+  return cdataStateProbed;
 }
 
 function newCase(depth: number, suite: SuiteFrame, attrs: Record<string, string>): CaseState {
