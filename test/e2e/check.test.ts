@@ -25,6 +25,8 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'contracts:pass',
       'fixtures:pass',
       'hits:skipped',
+      'signatures:skipped',
+      'stability:skipped',
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');
     expect(repo.extraWorktrees()).toEqual([]);

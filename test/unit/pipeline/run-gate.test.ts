@@ -27,6 +27,8 @@ describe('runGate', () => {
       'contracts:reject',
       'fixtures:pass',
       'hits:skipped',
+      'signatures:skipped',
+      'stability:skipped',
       'boom:error',
     ]);
     expect(card.findings.map((f) => f.code)).toEqual(['CONTRACT_TOUCHED', 'INTERNAL_ERROR']);
