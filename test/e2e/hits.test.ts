@@ -203,6 +203,22 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     expect(t?.evidence.property).toBe('hangs_on_big_totals');
   });
 
+  it('does not count time a property waits in the queue against its per-check timeout', async () => {
+    const slow = (i: number) =>
+      prop(
+        `slow_${i}`,
+        ['total_cents'],
+        "const end = Date.now() + 8; while (Date.now() < end) {} if (fx.total_cents !== 1500) throw new Error('t');",
+      );
+    const files = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`properties/slow${i}.ts`, slow(i)]),
+    );
+    const repo = hitsRepo({ ...TS, maxDepth: 1, workers: 1, timeoutMs: 200 }, files);
+    const r = await check(repo);
+    expect(r.codes).not.toContain('CHECK_TIMEOUT');
+    expect(r.card.verdict).toBe('accept');
+  });
+
   it('turns a worker that crashes into verdict error, never accept', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
     repo.write({

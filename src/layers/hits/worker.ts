@@ -34,7 +34,7 @@ export interface ScoreTask {
   name: string;
   fixture: unknown;
   perturb: PerturbOptions;
-  /** Int32 slots: [0] checks started (the watchdog's heartbeat), [1] index of the check running (-1 = baseline). */
+  /** Int32 slots: [0] checks started (the watchdog's heartbeat), [1] index of the check running (-1 = baseline), [2] 1 once the task has started. */
   progress: SharedArrayBuffer;
   /** Keys of mutant label lists the pool already holds (see `ScoreWireResult.labelsKey`). */
   knownLabels?: readonly string[];
@@ -138,6 +138,44 @@ function checkMutant(property: BrandedProperty, value: unknown): Verdict | Promi
   return result === false ? FAIL : PASS;
 }
 
+/** The verdict of the check `checkFrom` stopped at, for the caller to await. */
+let pendingVerdict: Promise<Verdict> | undefined;
+
+/**
+ * Checks `values` from index `from` on, synchronously: `checkMutant`, inlined
+ * by hand in the loop that runs every check. The heartbeat goes before each
+ * check: slot 1 (the index) first, then slot 0 (checks started: the baseline,
+ * then i + 1 mutants) with a sequentially consistent store, so a watchdog that
+ * sees the new count also sees the new index. Returns the length, or the
+ * index of a check that returned a thenable, its verdict in `pendingVerdict`.
+ */
+function checkFrom(
+  property: BrandedProperty,
+  values: readonly unknown[],
+  statuses: Uint8Array,
+  progress: Int32Array,
+  from: number,
+): number {
+  const n = values.length;
+  for (let i = from; i < n; i++) {
+    progress[1] = i;
+    Atomics.store(progress, 0, i + 2);
+    let result: unknown;
+    try {
+      result = property.check(values[i]);
+      if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+        pendingVerdict = settleMutant(result);
+        return i;
+      }
+    } catch (err) {
+      touchError(err);
+      result = false;
+    }
+    statuses[i] = result === false ? FAIL : PASS;
+  }
+  return n;
+}
+
 async function runCheck(
   property: BrandedProperty,
   fixture: unknown,
@@ -229,8 +267,20 @@ function sameData(a: unknown, b: unknown): boolean {
   return true;
 }
 
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function sameLabels(a: readonly MutantLabel[], b: readonly MutantLabel[]): boolean {
-  return a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as MutantLabel;
+    const y = b[i] as MutantLabel;
+    if (!sameStrings(x.paths, y.paths) || !sameStrings(x.operators, y.operators)) return false;
+  }
+  return true;
 }
 
 function lookupPrepared(fixture: unknown, perturb: PerturbOptions): Prepared | undefined {
@@ -277,11 +327,11 @@ function mutantCost(fixture: unknown, maxDepth: number): number {
   return cost;
 }
 
-/** Drops least recently used entries (never `keep`) until `extra` more units fit; says whether they do. */
-function makeRoom(extra: number, keep: Prepared | undefined): boolean {
+/** Drops least recently used entries (never `protect`) until `extra` more units fit; says whether they do. */
+function makeRoom(extra: number, protect: Prepared | undefined): boolean {
   const used = () => prepared.reduce((sum, p) => sum + p.cost * p.generations.length, 0);
   for (let i = prepared.length - 1; i >= 0 && used() + extra > TOTAL_BUDGET; i--) {
-    if (prepared[i] !== keep) prepared.splice(i, 1);
+    if (prepared[i] !== protect) prepared.splice(i, 1);
   }
   return used() + extra <= TOTAL_BUDGET;
 }
@@ -316,6 +366,60 @@ function keep(
   return created;
 }
 
+/**
+ * A fresh set of objects equal to `g`: every object reachable from its
+ * fixture and mutants copied once (what they share stays shared, so mutants
+ * still share their untouched subtrees with the fixture), same keys in the
+ * same order, frozen. The same as building the mutants again on a fresh clone
+ * of the fixture, for a fraction of the cost. Undefined when `g` holds
+ * anything but plain objects and dense arrays; the caller then builds them.
+ */
+function copyGeneration(g: Generation): Generation | undefined {
+  const copies = new Map<object, object>();
+  const originals: object[] = [];
+  const pending: unknown[] = [g.fixture, ...g.values];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null || copies.has(v)) continue;
+    if (Array.isArray(v)) {
+      if (Object.getPrototypeOf(v) !== Array.prototype) return undefined;
+      for (let i = 0; i < v.length; i++) {
+        if (!(i in v)) return undefined;
+        pending.push(v[i]);
+      }
+      copies.set(v, new Array<unknown>(v.length));
+    } else {
+      if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+      const r = v as Record<string, unknown>;
+      for (const k of Object.keys(r)) pending.push(r[k]);
+      copies.set(v, {});
+    }
+    originals.push(v);
+  }
+  const map = (x: unknown): unknown => (typeof x === 'object' && x !== null ? copies.get(x) : x);
+  for (const o of originals) {
+    const c = copies.get(o) as Record<string | number, unknown>;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) c[i] = map(o[i]);
+    } else {
+      const r = o as Record<string, unknown>;
+      for (const k of Object.keys(r)) {
+        // defineProperty, never assignment: a `"__proto__"` key is data.
+        if (k === '__proto__')
+          Object.defineProperty(c, k, {
+            value: map(r[k]),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else c[k] = map(r[k]);
+      }
+    }
+    Object.freeze(c);
+  }
+  return { fixture: map(g.fixture), values: g.values.map(map) };
+}
+
 async function list(task: ListTask): Promise<ListResult> {
   const properties: ListedProperty[] = [];
   const errors: ListResult['errors'] = [];
@@ -346,6 +450,8 @@ async function list(task: ListTask): Promise<ListResult> {
 }
 
 async function score(task: ScoreTask): Promise<ScoreWireResult> {
+  // Slot 2 tells the watchdog the task left the queue: time spent waiting for a worker is nobody's hang.
+  Atomics.store(new Int32Array(task.progress), 2, 1);
   const defs = await load(task.module);
   const property = findProperty(defs, task.name);
   if (!property) throw new Error(`property '${task.name}' is no longer exported by ${task.module}`);
@@ -353,29 +459,30 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
   let entry = lookupPrepared(task.fixture, task.perturb);
   const who = `${task.module}\n${task.name}`;
   const nth = entry?.served.get(who) ?? 0;
-  const ready = entry?.generations[nth];
+  let ready = entry?.generations[nth];
+  if (entry && !ready) {
+    // This property has had every set so far: a fresh copy, kept for the others if it fits.
+    ready = copyGeneration(entry.generations[0] as Generation);
+    if (ready && nth === entry.generations.length && makeRoom(entry.cost, entry))
+      entry.generations.push(ready);
+  }
   const fixture = ready ? ready.fixture : deepFreeze(task.fixture);
   Atomics.store(progress, 1, -1);
   Atomics.add(progress, 0, 1);
   const base = await runCheck(property, fixture);
-  // Heartbeat per mutant: slot 1 (the index) first, then slot 0 (checks
-  // started: the baseline, then i + 1 mutants) with a sequentially consistent
-  // store, so the watchdog that sees the new count also sees the new index.
   let statuses: Uint8Array;
   let labels: MutantLabel[];
   if (ready && entry) {
     const values = ready.values;
     const n = values.length;
     statuses = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      progress[1] = i;
-      Atomics.store(progress, 0, i + 2);
-      const v = checkMutant(property, values[i]);
-      statuses[i] = typeof v === 'number' ? v : await v;
+    for (let i = checkFrom(property, values, statuses, progress, 0); i < n; ) {
+      statuses[i] = await (pendingVerdict as Promise<Verdict>);
+      i = checkFrom(property, values, statuses, progress, i + 1);
     }
     labels = entry.labels;
   } else {
-    // Built while they are checked, as always; kept for later tasks if they fit the budget.
+    // Built while they are checked, as always (same heartbeat as `checkFrom`); kept if they fit the budget.
     const mutants = generateMutants(fixture, task.perturb);
     const cost = mutantCost(fixture, task.perturb.maxDepth) * (task.perturb.interactions?.length ? 2 : 1);
     let values: unknown[] | undefined = [];
@@ -395,10 +502,13 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
       }
     }
     statuses = Uint8Array.from(out);
-    entry =
+    const kept =
       values === undefined
         ? undefined
         : keep(entry, nth, { fixture, values }, labels, task.perturb, Math.max(1, i * cost));
+    // Not kept (over budget): the labels may still be the entry's, already in the pool.
+    if (kept) entry = kept;
+    else if (entry && !sameLabels(entry.labels, labels)) entry = undefined;
     if (entry) labels = entry.labels;
   }
   entry?.served.set(who, nth + 1);
