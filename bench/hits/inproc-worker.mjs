@@ -56,7 +56,7 @@ async function direct() {
   const t0 = process.hrtime.bigint();
   for (const payload of payloads) {
     const task = v8.deserialize(payload);
-    task.progress = new SharedArrayBuffer(8);
+    task.progress = new SharedArrayBuffer(12);
     task.knownLabels = knownLabels;
     const r = await runTask(task);
     // As the pool does: once it holds a list of labels, workers stop sending it.
