@@ -58,7 +58,7 @@ async function direct() {
     const task = v8.deserialize(payload);
     task.progress = new SharedArrayBuffer(12);
     task.knownLabels = knownLabels;
-    const r = await runTask(task);
+    const [r] = await runTask(task);
     // As the pool does: once it holds a list of labels, workers stop sending it.
     if (r.labelsKey !== undefined && r.labels !== undefined && !knownLabels.includes(r.labelsKey)) {
       knownLabels.push(r.labelsKey);

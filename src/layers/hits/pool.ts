@@ -77,15 +77,21 @@ export class PropertyPool {
     ) as Promise<ListResult>;
   }
 
-  async score(task: Omit<ScoreTask, 'kind' | 'progress' | 'knownLabels'>): Promise<ScoreResult> {
+  /** Scores one property `runs` times in one task; one result per run, in order. */
+  async score(task: Omit<ScoreTask, 'kind' | 'progress' | 'knownLabels'>): Promise<ScoreResult[]> {
     const progress = new SharedArrayBuffer(12);
-    const wire = (await this.run(
+    const wires = (await this.run(
       { ...task, kind: 'score', progress, knownLabels: this.knownLabels } satisfies ScoreTask,
       task.name,
       (i) => new CheckTimeoutError(task.name, i, this.opts.timeoutMs),
       progress,
-    )) as ScoreWireResult;
-    return this.expand(wire, task.name);
+    )) as ScoreWireResult[];
+    if (!Array.isArray(wires) || wires.length !== (task.runs ?? 1)) {
+      throw new WorkerCrashError(
+        `worker running '${task.name}' failed: expected ${task.runs ?? 1} run(s) in its answer`,
+      );
+    }
+    return wires.map((w) => this.expand(w, task.name));
   }
 
   /** The worker's compact answer as a `ScoreResult`: one outcome per mutant, in order. */

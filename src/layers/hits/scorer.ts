@@ -150,11 +150,9 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
       const scored: ScoredProperty = { info, runs: [] };
       properties.push(scored);
       tasks.push(
-        (async () => {
-          for (let run = 0; run < hits.runs; run++) {
-            scored.runs.push(await scoreOnce(pool, p.module, p.name, fixture.value, perturb));
-          }
-        })(),
+        scoreRuns(pool, p.module, p.name, fixture.value, perturb, hits.runs).then((runs) => {
+          scored.runs.push(...runs);
+        }),
       );
     }
     await Promise.all(tasks);
@@ -180,24 +178,25 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   return { side: opts.side, properties, problems };
 }
 
-async function scoreOnce(
+async function scoreRuns(
   pool: PropertyPool,
   module: string,
   name: string,
   fixture: unknown,
   perturb: PerturbOptions,
-): Promise<RunOutcome> {
+  runs: number,
+): Promise<RunOutcome[]> {
   try {
-    const r = await pool.score({ module, name, fixture, perturb });
-    return {
+    const results = await pool.score({ module, name, fixture, perturb, runs });
+    return results.map((r) => ({
       ok: true,
       baseline: r.baseline,
       ...(r.baselineError ? { baselineError: r.baselineError } : {}),
       mutants: r.mutants,
-    };
+    }));
   } catch (err) {
     if (err instanceof CheckTimeoutError)
-      return { ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex };
-    return { ok: false, kind: 'crash', message: (err as Error).message };
+      return [{ ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex }];
+    return [{ ok: false, kind: 'crash', message: (err as Error).message }];
   }
 }

@@ -38,6 +38,13 @@ export interface ScoreTask {
   progress: SharedArrayBuffer;
   /** Keys of mutant label lists the pool already holds (see `ScoreWireResult.labelsKey`). */
   knownLabels?: readonly string[];
+  /**
+   * How many times to score the property in this one task (the flake runs).
+   * One message per property instead of one per run: the round trip costs more
+   * than the checks on small fixtures. Each run still gets objects no earlier
+   * run has seen, and a hang or crash in any run fails the property as before.
+   */
+  runs?: number;
 }
 
 export interface ScoreResult {
@@ -523,6 +530,9 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
   };
 }
 
-export default async function run(task: ListTask | ScoreTask): Promise<ListResult | ScoreWireResult> {
-  return task.kind === 'list' ? list(task) : score(task);
+export default async function run(task: ListTask | ScoreTask): Promise<ListResult | ScoreWireResult[]> {
+  if (task.kind === 'list') return list(task);
+  const results: ScoreWireResult[] = [];
+  for (let r = 0; r < (task.runs ?? 1); r++) results.push(await score(task));
+  return results;
 }
