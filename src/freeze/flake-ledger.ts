@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { readContractText } from '../config/contract-file.js';
 import { parseJsonDocument, validateDocument } from '../config/documents.js';
-import { type Freeze, isoDate } from './model.js';
+import { freezeDate, nonBlank } from './fields.js';
+import type { Freeze } from './model.js';
 
 /**
  * The cause-class flake ledger (seed 000, `flake_ledger.json`): flakes are
@@ -21,18 +22,6 @@ export function isCauseClass(s: string): s is CauseClass {
   return (ALLOWED_CAUSES as readonly string[]).includes(s);
 }
 
-const nonBlank = (what: string) =>
-  z.string().refine((v) => v.trim() !== '', { message: `expected ${what}, got an empty or blank string` });
-
-const dateString = z.string().superRefine((v, ctx) => {
-  if (!isoDate(v)) {
-    const why = /^\d{4}-\d{2}-\d{2}$/.test(v)
-      ? 'which is not a real calendar date'
-      : 'not in YYYY-MM-DD form';
-    ctx.addIssue({ code: 'custom', message: `expected a date such as 2026-10-04, got '${v}', ${why}` });
-  }
-});
-
 const rowSchema = z.strictObject({
   property: nonBlank('the name of a property'),
   // Any string: an unknown class is a rule finding (LEDGER_UNKNOWN_CAUSE), not a shape error.
@@ -40,7 +29,7 @@ const rowSchema = z.strictObject({
   // Any string: a digest that does not match the lock is LEDGER_DIGEST_MISMATCH.
   fixture_digest: z.string(),
   owner: nonBlank('the person or team who owns the freeze'),
-  expires: dateString,
+  expires: freezeDate,
   // May be empty here: an empty action is LEDGER_NO_ACTION.
   action: z.string(),
   // Required, and a boolean; `true` is LEDGER_FREEZE_HITS.

@@ -5,7 +5,8 @@ import { issuesToProblems } from '../config/issues.js';
 import { ContractFileError, type Problem } from '../errors.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signatures/normalize.js';
 import { type FailureSignature, failureSignature, templateDigest } from '../signatures/signature.js';
-import { type Freeze, isExpired, isoDate } from './model.js';
+import { freezeDate } from './fields.js';
+import { type Freeze, isExpired } from './model.js';
 
 /**
  * The failure-signature freeze (seed 001, `flake_signatures.json`): known
@@ -47,15 +48,6 @@ const sha256Field = z.string().superRefine((v, ctx) => {
   });
 });
 
-const dateString = z.string().superRefine((v, ctx) => {
-  if (!isoDate(v)) {
-    const why = /^\d{4}-\d{2}-\d{2}$/.test(v)
-      ? 'which is not a real calendar date'
-      : 'not in YYYY-MM-DD form';
-    ctx.addIssue({ code: 'custom', message: `expected a date such as 2026-10-04, got '${v}', ${why}` });
-  }
-});
-
 const rowSchema = z.strictObject({
   sha256: sha256Field,
   template: z.string().optional(),
@@ -63,7 +55,7 @@ const rowSchema = z.strictObject({
   scheme: z.enum(SIGNATURE_SCHEMES).optional(),
   owner: z.string().optional(),
   reason: z.string().optional(),
-  expires: dateString.optional(),
+  expires: freezeDate.optional(),
   action: z.string().optional(),
   example_test: z.string().optional(),
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { readContractTextIfExists } from '../config/contract-file.js';
 import { parseJsonDocument, validateDocument } from '../config/documents.js';
-import { type Freeze, isExpired, isoDate } from './model.js';
-
-const nonBlank = z.string().refine((s) => s.trim().length > 0, 'must not be blank');
+import { freezeDate, nonBlank } from './fields.js';
+import { type Freeze, isExpired } from './model.js';
 
 /**
  * Freeze rows for tests that were flaky before the patch (seed 002's rule
@@ -13,11 +12,11 @@ const nonBlank = z.string().refine((s) => s.trim().length > 0, 'must not be blan
 export const stabilityFreezeSchema = z.strictObject({
   freezes: z.array(
     z.strictObject({
-      test: nonBlank.describe('The test id as patchgate reports it (suite::classname::name).'),
-      owner: nonBlank,
-      reason: nonBlank,
-      expires: z.string().refine(isoDate, 'expected a date as YYYY-MM-DD'),
-      action: nonBlank.describe('The next step; a freeze without one is a skip.'),
+      test: nonBlank('a test id').describe('The test id as patchgate reports it (suite::classname::name).'),
+      owner: nonBlank('the person or team who owns the freeze'),
+      reason: nonBlank('why the test is frozen'),
+      expires: freezeDate,
+      action: nonBlank('the next step').describe('The next step; a freeze without one is a skip.'),
     }),
   ),
 });
