@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The examples import `patchgate` as their users would; here it is this repository's source.
+  resolve: { alias: { patchgate: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // Each file in its own process: e2e tests spawn git and the CLI, and one test switches euid.

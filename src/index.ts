@@ -26,6 +26,15 @@ export {
   type PropertyDefinition,
 } from './layers/hits/define-property.js';
 export type { HitReportRow, PropertyInfo, Status } from './layers/hits/model.js';
+export {
+  type BrandedSeedProperty,
+  defineSeedProperty,
+  isSeedProperty,
+  type SeedPropertyDefinition,
+} from './layers/seeds/define-seed-property.js';
+export type { ExampleCount, ReplayStatus, SeedReplay } from './layers/seeds/model.js';
+export { type ReplayTapeOptions, replayTape, type TapeReplay } from './layers/seeds/replay-tape.js';
+export { parseTape, readTape, type Tape, type TapeRow, type TapeSeed } from './layers/seeds/tape.js';
 export type {
   Artifact,
   Evidence,

@@ -8,6 +8,7 @@ import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
 import type {
@@ -40,6 +41,7 @@ export const LAYERS: readonly Layer[] = [
   contractsLayer,
   fixturesLayer,
   hitsLayer,
+  seedsLayer,
   signaturesLayer,
   stabilityLayer,
 ];
@@ -133,13 +135,14 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       .filter((l) => l.enabled(config))
       .flatMap((l) => l.contractFiles(config));
 
+    const logDir = options.logDir ?? (await worktrees.scratch('logs'));
     const tests = config.tests
       ? new TestSession({
           tests: config.tests,
           head: { root: headRoot, isWorkingTree: revs.head.worktree },
           base: { root: baseRoot },
           env: scrubbedEnv(options.env),
-          logDir: options.logDir ?? (await worktrees.scratch('logs')),
+          logDir,
           signal,
         })
       : undefined;
@@ -152,6 +155,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       contracts,
       env: options.env,
       today,
+      logDir,
       ...(tests ? { tests } : {}),
       signal,
     };

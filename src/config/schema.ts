@@ -126,6 +126,42 @@ const hitsSchema = z
 
 export type HitsConfig = z.output<typeof hitsSchema>;
 
+const seedsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the seeds layer.'),
+    tape: repoPath
+      .default('property_seeds.json')
+      .describe('The seed tape (seed 001 format): recorded counterexample seeds and example floors.'),
+    properties: z
+      .array(repoGlob)
+      .default([])
+      .describe(
+        'Globs of TypeScript/JavaScript modules exporting defineSeedProperty() definitions (fast-check rows).',
+      ),
+    python: z
+      .string()
+      .min(1)
+      .default('python3')
+      .describe('The interpreter pytest rows run with (`python -m pytest`).'),
+    timeoutMs: z
+      .int()
+      .min(10)
+      .default(10_000)
+      .describe(
+        'Budget of one fast-check run (one example or shrink step); a property that hangs is stopped.',
+      ),
+    processTimeoutMs: z.int().min(1000).default(600_000).describe('Budget of one pytest or command process.'),
+    workers: z
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Worker threads for fast-check properties (default: the number of cores).'),
+  })
+  .describe('Layer `seeds`: do recorded counterexample seeds still hold, at no fewer examples?');
+
+export type SeedsConfig = z.output<typeof seedsSchema>;
+
 export const TEST_PRESETS = [
   'vitest',
   'jest',
@@ -254,6 +290,7 @@ export const configSchema = z
       })
       .describe('Layer `fixtures`: locked fixture bytes.'),
     hits: hitsSchema.optional(),
+    seeds: seedsSchema.optional(),
     tests: testsSchema.optional(),
     signatures: signaturesSchema.optional(),
     stability: stabilitySchema.optional(),

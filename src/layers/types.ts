@@ -51,6 +51,8 @@ export interface LayerContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The date freezes are judged against (YYYY-MM-DD), injected by CI; never read from the repository. */
   today: string;
+  /** Where layers keep the logs and reports of the processes they start. */
+  logDir: string;
   /** Runs the repository's tests, when the config says how (`tests`). */
   tests?: TestSession;
   signal: AbortSignal;

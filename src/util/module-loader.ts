@@ -7,12 +7,12 @@ import { createJiti, type Jiti } from 'jiti';
  * resolves to this very package: a temporary worktree has no node_modules of
  * its own, yet its config and property modules import from us.
  */
-export function createModuleLoader(options: { cache: boolean }): Jiti {
+export function createModuleLoader(options: { cache: boolean; alias?: Record<string, string> }): Jiti {
   const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'index');
   return createJiti(import.meta.url, {
     moduleCache: options.cache,
     fsCache: false,
     interopDefault: true,
-    alias: { patchgate: self },
+    alias: { ...options.alias, patchgate: self },
   });
 }

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import {
+  builtWorkerFile,
+  HEARTBEAT_BYTES,
+  WatchedPool,
+  WorkerCrashError,
+} from '../../runners/pool/watched-pool.js';
 import type { MutantLabel, MutantOutcome } from './model.js';
 import type { ListResult, ListTask, ScoreResult, ScoreTask, ScoreWireResult } from './worker.js';
 
@@ -20,18 +21,8 @@ export class CheckTimeoutError extends Error {
   }
 }
 
-/** A worker that died (process.exit in a check, an uncaught error, out of memory). */
-export class WorkerCrashError extends Error {}
-
 /** How many label lists (one per worker and fixture) a pool keeps. */
 const MAX_LABEL_SETS = 256;
-
-function workerFile(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const sibling = path.join(here, 'worker.js');
-  // Under the test runner this module is TypeScript in src/; the worker must be the built JavaScript.
-  return existsSync(sibling) ? sibling : path.resolve(here, '../../../dist/layers/hits/worker.js');
-}
 
 export interface PoolOptions {
   workers?: number;
@@ -40,13 +31,9 @@ export interface PoolOptions {
   env: Record<string, string>;
 }
 
-/**
- * Worker threads for in-process properties. A watchdog per task watches a
- * shared heartbeat: a check that does not return within the per-check budget
- * gets its worker terminated, so a hang costs one worker, never the gate.
- */
+/** Worker threads for in-process hit scoring, one watched task per property. */
 export class PropertyPool {
-  private readonly piscina: Piscina;
+  private readonly pool: WatchedPool;
   readonly size: number;
   /** Mutant labels the workers sent, by key; a key is listed in `knownLabels` only once its labels are here. */
   private readonly labels = new Map<string, MutantLabel[]>();
@@ -54,19 +41,8 @@ export class PropertyPool {
   private readonly knownLabels: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {
-    this.size = Math.max(1, opts.workers ?? Math.min(os.availableParallelism(), 8));
-    this.piscina = new Piscina({
-      filename: workerFile(),
-      minThreads: 1,
-      maxThreads: this.size,
-      idleTimeout: 1000,
-      env: opts.env,
-      // Head code gets no process-wide stdin and cannot reach the parent's argv.
-      argv: [],
-      execArgv: [],
-      // Nobody reads the pool's run/wait-time histograms: not worth two clock reads per task.
-      recordTiming: false,
-    });
+    this.pool = new WatchedPool({ ...opts, filename: builtWorkerFile('layers/hits/worker') });
+    this.size = this.pool.size;
   }
 
   list(modules: string[]): Promise<ListResult> {
@@ -79,7 +55,7 @@ export class PropertyPool {
 
   /** Scores one property `runs` times in one task; one result per run, in order. */
   async score(task: Omit<ScoreTask, 'kind' | 'progress' | 'knownLabels'>): Promise<ScoreResult[]> {
-    const progress = new SharedArrayBuffer(12);
+    const progress = new SharedArrayBuffer(HEARTBEAT_BYTES);
     const wires = (await this.run(
       { ...task, kind: 'score', progress, knownLabels: this.knownLabels } satisfies ScoreTask,
       task.name,
@@ -121,47 +97,18 @@ export class PropertyPool {
     };
   }
 
-  private async run(
+  private run(
     task: ListTask | ScoreTask,
     label: string,
     onTimeout: (index: number) => Error,
     progress?: SharedArrayBuffer,
   ): Promise<unknown> {
-    const controller = new AbortController();
-    const beat = progress ? new Int32Array(progress) : undefined;
-    let last = -1;
-    let lastChange = Date.now();
-    let timedOut: Error | undefined;
-    // Loading modules may take longer than one check: a generous fixed budget until the first check starts.
-    const loading = Math.max(30_000, this.opts.timeoutMs);
-    const timer = setInterval(
-      () => {
-        const now = Date.now();
-        const current = beat ? Atomics.load(beat, 0) : 0;
-        const queued = beat !== undefined && Atomics.load(beat, 2) === 0;
-        const budget = beat && current > 0 ? this.opts.timeoutMs : loading;
-        if (current !== last || queued) {
-          last = current;
-          lastChange = now;
-        } else if (now - lastChange > budget) {
-          timedOut = onTimeout(beat ? Atomics.load(beat, 1) : -1);
-          controller.abort(timedOut);
-        }
-      },
-      Math.max(5, Math.min(250, this.opts.timeoutMs / 4)),
-    );
-    try {
-      return await this.piscina.run(task, { signal: controller.signal });
-    } catch (err) {
-      if (timedOut) throw timedOut;
-      const message = err instanceof Error ? err.message : String(err);
-      throw new WorkerCrashError(`worker running '${label}' failed: ${message}`, { cause: err });
-    } finally {
-      clearInterval(timer);
-    }
+    return this.pool.run(task, { label, onTimeout, ...(progress ? { progress } : {}) });
   }
 
   async close(): Promise<void> {
-    await this.piscina.destroy();
+    await this.pool.close();
   }
 }
+
+export { WorkerCrashError };

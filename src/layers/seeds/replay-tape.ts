@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { SeedsConfig } from '../../config/schema.js';
+import type { ExampleCount, SeedReplay } from './model.js';
+import { replayCommands } from './runners/command.js';
+import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
+import { replayPytest } from './runners/pytest.js';
+import type { TapeRow } from './tape.js';
+
+export interface ReplayTapeOptions {
+  /** The checkout whose code runs. */
+  root: string;
+  rows: readonly TapeRow[];
+  config: SeedsConfig;
+  /** Exactly the environment head code may see. */
+  env: Record<string, string>;
+  /** Where process runners keep their logs and reports. */
+  logDir: string;
+  signal?: AbortSignal;
+}
+
+export interface TapeReplay {
+  replays: SeedReplay[];
+  counts: ExampleCount[];
+  /** Processes started per runner: pytest starts one per distinct seed, commands one per seed. */
+  processes: { pytest: number; command: number };
+  fastCheck?: FastCheckOutcome['fastCheck'];
+}
+
+/** Seed of the count run of a process row with no seed yet; fixed, so the gate stays reproducible. */
+export const COUNT_SEED = '0';
+
+/**
+ * A floor that is never run is only trusted: a process row with no seed is
+ * still run once, at a fixed seed, so its examples are counted.
+ */
+function withCountSeed(row: TapeRow): TapeRow {
+  return row.seeds.length > 0 ? row : { ...row, seeds: [{ seed: COUNT_SEED }] };
+}
+
+/** Replays the rows on one checkout, each runner on its own rows; the runners run one after another. */
+export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
+  const by = (runner: TapeRow['runner']) => opts.rows.filter((r) => r.runner === runner);
+  const fcRows = by('fast-check');
+  const pyRows = by('pytest').map(withCountSeed);
+  const cmdRows = by('command').map(withCountSeed);
+  const common = { root: opts.root, env: opts.env, ...(opts.signal ? { signal: opts.signal } : {}) };
+
+  const fc =
+    fcRows.length > 0
+      ? await replayFastCheck({
+          root: opts.root,
+          env: opts.env,
+          modules: opts.config.properties,
+          rows: fcRows,
+          timeoutMs: opts.config.timeoutMs,
+          ...(opts.config.workers !== undefined ? { workers: opts.config.workers } : {}),
+        })
+      : undefined;
+  const py =
+    pyRows.length > 0
+      ? await replayPytest({
+          ...common,
+          python: opts.config.python,
+          rows: pyRows,
+          timeoutMs: opts.config.processTimeoutMs,
+          logDir: path.join(opts.logDir, 'seeds'),
+        })
+      : undefined;
+  const cmd =
+    cmdRows.length > 0
+      ? await replayCommands({
+          ...common,
+          rows: cmdRows,
+          timeoutMs: opts.config.processTimeoutMs,
+          logDir: path.join(opts.logDir, 'seeds'),
+        })
+      : undefined;
+  return {
+    replays: [...(fc?.replays ?? []), ...(py?.replays ?? []), ...(cmd?.replays ?? [])],
+    counts: [...(fc?.counts ?? []), ...(py?.counts ?? []), ...(cmd?.counts ?? [])],
+    processes: { pytest: py?.processes ?? 0, command: cmd?.processes ?? 0 },
+    ...(fc ? { fastCheck: fc.fastCheck } : {}),
+  };
+}

@@ -1,0 +1,200 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { builtWorkerFile, HEARTBEAT_BYTES, WatchedPool } from '../../../runners/pool/watched-pool.js';
+import { findModules } from '../../hits/discover.js';
+import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
+import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
+import type { TapeRow } from '../tape.js';
+
+export interface FastCheckReplayOptions {
+  /** The checkout whose modules run (the head, or the working tree when exploring). */
+  root: string;
+  /** Globs of modules exporting `defineSeedProperty` definitions. */
+  modules: readonly string[];
+  /** Rows with runner `fast-check`. */
+  rows: readonly TapeRow[];
+  /** Exactly the environment head code may see. */
+  env: Record<string, string>;
+  /** Budget of one run of a property (the watchdog's heartbeat). */
+  timeoutMs: number;
+  workers?: number;
+}
+
+export interface FastCheckOutcome extends RunnerOutcome {
+  /** The fast-check the replay used: the repository's own when it has one, else patchgate's. */
+  fastCheck: { version: string; source: 'repository' | 'patchgate' };
+}
+
+/** Seed of the as-declared count for a row that records no seed yet: fixed, so the gate stays reproducible. */
+const COUNT_SEED = 0;
+
+class ReplayTimeout extends Error {
+  constructor(
+    readonly seedIndex: number,
+    timeoutMs: number,
+  ) {
+    super(`a run did not finish within ${timeoutMs} ms`);
+  }
+}
+
+/** The fast-check entry the repository would import, or ours when it has none installed. */
+export function resolveFastCheck(root: string): { file: string; source: 'repository' | 'patchgate' } {
+  try {
+    return {
+      file: createRequire(path.join(root, 'package.json')).resolve('fast-check'),
+      source: 'repository',
+    };
+  } catch {
+    return { file: createRequire(import.meta.url).resolve('fast-check'), source: 'patchgate' };
+  }
+}
+
+function notFound(row: TapeRow, why: string): SeedReplay[] {
+  const seeds = row.seeds.length > 0 ? row.seeds.map((s) => s.seed) : [''];
+  return seeds.map((seed) => ({ property: row.id, seed, status: 'not-found', message: why }));
+}
+
+function toReplay(row: TapeRow, o: SeedOutcome): SeedReplay {
+  return {
+    property: row.id,
+    seed: o.seed,
+    status: o.status,
+    examples: o.examples,
+    ...(o.via ? { via: o.via === 'declared' ? 'seed' : o.via } : {}),
+    ...(o.message !== undefined ? { message: o.message } : {}),
+    ...(o.counterexample !== undefined ? { counterexample: o.counterexample } : {}),
+    ...(o.shrunk !== undefined ? { shrunk: o.shrunk } : {}),
+    ...(o.path !== undefined ? { path: o.path } : {}),
+  };
+}
+
+function countOf(row: TapeRow, r: ReplayResult): ExampleCount | undefined {
+  if (r.declared.failed) return undefined;
+  let counted = r.declared.counted;
+  let how = `as declared (numRuns ${r.declared.numRuns}), seed ${r.declared.seed}`;
+  for (const s of r.seeds) {
+    if (s.status === 'pass' && s.examples < counted) {
+      counted = s.examples;
+      how = `replay of seed ${s.seed} at numRuns ${r.replayRuns} (the rest were skipped)`;
+    }
+  }
+  return { property: row.id, counted, how };
+}
+
+/**
+ * Replays every fast-check row of the tape in one worker pool: one task per
+ * property with all its seeds, so no process (and no module load) per seed.
+ */
+export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<FastCheckOutcome> {
+  const fc = resolveFastCheck(opts.root);
+  const pool = new WatchedPool({
+    filename: builtWorkerFile('layers/seeds/fast-check-worker'),
+    ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+    timeoutMs: opts.timeoutMs,
+    env: opts.env,
+  });
+  try {
+    const files = (await findModules(opts.root, opts.modules)).map((m) => path.join(opts.root, m));
+    const listed = (await pool.run(
+      { kind: 'list', modules: files, fastCheck: fc.file },
+      {
+        label: 'listing seed properties',
+        onTimeout: () => new Error('loading seed property modules timed out'),
+      },
+    )) as ListSeedResult;
+    const modulesOf = new Map<string, string[]>();
+    for (const p of listed.properties) modulesOf.set(p.id, [...(modulesOf.get(p.id) ?? []), p.module]);
+    const rel = (f: string) => path.relative(opts.root, f).split(path.sep).join('/');
+    const loadErrors = listed.errors.map((e) => `${rel(e.module)}: ${e.message}`);
+
+    const perRow = await Promise.all(
+      opts.rows.map(async (row): Promise<{ replays: SeedReplay[]; count?: ExampleCount }> => {
+        const found = modulesOf.get(row.id) ?? [];
+        if (found.length === 0) {
+          const where =
+            opts.modules.length > 0 ? opts.modules.join(', ') : '(no seeds.properties globs configured)';
+          const broken =
+            loadErrors.length > 0 ? `; modules that failed to load: ${loadErrors.join('; ')}` : '';
+          return {
+            replays: notFound(
+              row,
+              `property '${row.id}' not found: no module matching ${where} defines it with defineSeedProperty, but the tape still lists it (renaming does not escape the tape)${broken}`,
+            ),
+          };
+        }
+        if (found.length > 1) {
+          return {
+            replays: notFound(
+              row,
+              `property '${row.id}' is defined more than once (${found.map(rel).join(', ')}), so the tape cannot tell which one its seeds belong to`,
+            ),
+          };
+        }
+        const progress = new SharedArrayBuffer(HEARTBEAT_BYTES);
+        const task: ReplayTask = {
+          kind: 'replay',
+          module: found[0] as string,
+          id: row.id,
+          fastCheck: fc.file,
+          seeds: row.seeds,
+          minExamples: row.min_examples,
+          countSeed: COUNT_SEED,
+          progress,
+        };
+        try {
+          const r = (await pool.run(task, {
+            label: row.id,
+            progress,
+            onTimeout: (i) => new ReplayTimeout(i, opts.timeoutMs),
+          })) as ReplayResult;
+          const count = countOf(row, r);
+          return { replays: r.seeds.map((o) => toReplay(row, o)), ...(count ? { count } : {}) };
+        } catch (err) {
+          if (err instanceof ReplayTimeout) {
+            return {
+              replays: row.seeds.map((s, i): SeedReplay => {
+                if (i < err.seedIndex) {
+                  return {
+                    property: row.id,
+                    seed: s.seed,
+                    status: 'not-run',
+                    message: 'not reported: a later run of this property hung and its worker was stopped',
+                  };
+                }
+                return i === err.seedIndex
+                  ? {
+                      property: row.id,
+                      seed: s.seed,
+                      status: 'timeout',
+                      message: `replaying seed ${s.seed}: ${err.message}; a hang is never a pass`,
+                    }
+                  : {
+                      property: row.id,
+                      seed: s.seed,
+                      status: 'not-run',
+                      message: `not replayed: seed ${row.seeds[err.seedIndex]?.seed ?? '?'} of this property hung first`,
+                    };
+              }),
+              ...(err.seedIndex >= row.seeds.length
+                ? {
+                    count: { property: row.id, counted: 0, how: `the as-declared run hung (${err.message})` },
+                  }
+                : {}),
+            };
+          }
+          const message = err instanceof Error ? err.message : String(err);
+          const seeds = row.seeds.length > 0 ? row.seeds.map((s) => s.seed) : [''];
+          return { replays: seeds.map((seed) => ({ property: row.id, seed, status: 'error', message })) };
+        }
+      }),
+    );
+    return {
+      replays: perRow.flatMap((r) => r.replays),
+      counts: perRow.flatMap((r) => (r.count ? [r.count] : [])),
+      processes: 0,
+      fastCheck: { version: listed.fastCheckVersion, source: fc.source },
+    };
+  } finally {
+    await pool.close();
+  }
+}
