@@ -1,0 +1,410 @@
+/**
+ * Replays pytest + Hypothesis rows of the seed tape.
+ *
+ * One pytest process per distinct rendered seed switch (normally one per seed
+ * value), running every test that records that seed: starting Python and
+ * collecting is most of the cost of a replay, and the tape's seeds are shared
+ * between properties more often than not. Whole test files are passed, never
+ * node ids, because one stale node id makes pytest abort the whole batch
+ * (exit 4); the `patchgate_seeds` plugin deselects everything else and writes
+ * a JSON report with each wanted test's outcome, its falsifying example and
+ * the examples Hypothesis counted.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { describeExit } from '../../../runners/harness/process.js';
+import { TestRunError } from '../../../runners/tests/errors.js';
+import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
+import { byCodePoint } from '../../../util/compare.js';
+import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
+import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
+import { seconds, withTail } from './output.js';
+
+export interface PytestReplayOptions {
+  /** Checkout to run in (cwd); node ids are relative to it. */
+  root: string;
+  /** Interpreter, e.g. 'python3' (looked up on env.PATH). */
+  python: string;
+  /** Only rows with runner === 'pytest' are replayed; others are ignored. */
+  rows: readonly TapeRow[];
+  /** Complete child env (already scrubbed); PYTHONPATH gets the plugin's folder prepended. */
+  env: Record<string, string>;
+  /** Per process. */
+  timeoutMs: number;
+  /** runLogged outDir: `seeds-pytest-<n>.{stdout,stderr}.log`, `.want.json`, `.report.json`. */
+  logDir: string;
+  signal?: AbortSignal;
+}
+
+const PLUGIN_MODULE = 'patchgate_seeds';
+const PLUGIN_FILE = ['runners', 'harness', 'python', `${PLUGIN_MODULE}.py`] as const;
+
+/** Found the way python-adapter.ts finds patchgate_harness.py: `tsc` does not copy .py files into dist/. */
+function resolvePlugin(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // <root>/src/layers/seeds/runners or <root>/dist/layers/seeds/runners
+  const packageRoot = path.resolve(here, '..', '..', '..', '..');
+  const candidates = [
+    path.resolve(here, '..', '..', '..', ...PLUGIN_FILE),
+    path.join(packageRoot, 'src', ...PLUGIN_FILE),
+  ];
+  return candidates.find((c) => existsSync(c)) ?? candidates[candidates.length - 1]!;
+}
+
+/** Absolute path of `patchgate_seeds.py`; its folder goes on PYTHONPATH. */
+export const PYTEST_SEEDS_PLUGIN_PATH: string = resolvePlugin();
+
+/** pytest's exit codes that mean the session ran to its end and reported. */
+const CLEAN_EXITS = new Set([0, 1, 5]);
+
+const EXIT_MEANING: Record<number, string> = {
+  2: 'interrupted, usually by errors while collecting tests',
+  3: 'internal error in pytest or a plugin',
+  4: 'usage error: check the seed switch and the pytest configuration',
+};
+
+const testRecord = z.object({
+  outcome: z.enum(['passed', 'failed', 'skipped', 'xfailed', 'error', 'notrun', 'deselected']),
+  items: z.array(z.string()),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  falsifying: z.string().optional(),
+  error_when: z.string().optional(),
+  examples: z.number().int().nonnegative().nullable(),
+  stopped_because: z.string().nullable().optional(),
+  hypothesis_runs: z.number().int().nonnegative(),
+  explicit: z.number().int().nonnegative(),
+});
+type TestRecord = z.output<typeof testRecord>;
+
+const pluginReport = z.object({
+  version: z.literal(1),
+  distributed: z.boolean(),
+  collected: z.array(z.string()),
+  collect_errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  tests: z.record(z.string(), testRecord),
+});
+type PluginReport = z.output<typeof pluginReport>;
+
+interface Member {
+  row: TapeRow;
+  seed: string;
+  nodeid: string;
+  file: string;
+  /** Position in the outcome's replays. */
+  slot: number;
+}
+
+interface Batch {
+  seed: string;
+  switchArgs: string[];
+  key: string;
+  members: Member[];
+}
+
+/** What a passing replay's count rests on, for ExampleCount.how. */
+interface CountNote {
+  hadStatistics: boolean;
+  stoppedBecause?: string;
+  explicit: number;
+}
+
+/** As the plugin does, so the ids sent and the ids reported compare equal. */
+function normalizeNodeid(nodeid: string): string {
+  let id = nodeid.replace(/\\/g, '/');
+  while (id.startsWith('./')) id = id.slice(2);
+  return id;
+}
+
+function fileOf(nodeid: string): string {
+  const at = nodeid.indexOf('::');
+  return at < 0 ? nodeid : nodeid.slice(0, at);
+}
+
+/** Split on whitespace so a two-token switch (`--seed {seed}`) works; no shell quoting. */
+function renderSwitch(seedSwitch: string, seed: string): string[] {
+  return seedSwitch
+    .split(/\s+/)
+    .filter((a) => a !== '')
+    .map((a) => a.replaceAll('{seed}', seed));
+}
+
+async function isFileUnder(root: string, rel: string): Promise<boolean> {
+  const abs = path.resolve(root, rel);
+  const inside = path.relative(root, abs);
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return false;
+  try {
+    return (await stat(abs)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function notFound(nodeid: string, detail?: string): string {
+  return `test '${nodeid}' not found${detail ? ` (${detail})` : ''}: the tape still lists it (renaming does not escape the tape)`;
+}
+
+export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOutcome> {
+  const root = path.resolve(opts.root);
+  const logDir = path.resolve(opts.logDir);
+  const rows = opts.rows.filter((r) => r.runner === 'pytest');
+  const replays: SeedReplay[] = [];
+  const notes = new Map<number, CountNote>();
+  const batches = new Map<string, Batch>();
+  const fileExists = new Map<string, Promise<boolean>>();
+
+  for (const row of rows) {
+    for (const { seed } of row.seeds) {
+      const slot = replays.push({ property: row.id, seed, status: 'not-run' }) - 1;
+      if (row.nodeid === undefined) {
+        replays[slot] = { property: row.id, seed, status: 'error', message: 'the pytest row has no nodeid' };
+        continue;
+      }
+      const nodeid = normalizeNodeid(row.nodeid);
+      const file = fileOf(nodeid);
+      let exists = fileExists.get(file);
+      if (exists === undefined) {
+        exists = isFileUnder(root, file);
+        fileExists.set(file, exists);
+      }
+      if (!(await exists)) {
+        replays[slot] = {
+          property: row.id,
+          seed,
+          status: 'not-found',
+          message: notFound(row.nodeid, `${file} does not exist`),
+        };
+        continue;
+      }
+      const switchArgs = renderSwitch(row.seed_switch ?? DEFAULT_SEED_SWITCH, seed);
+      const key = switchArgs.join('\0');
+      let batch = batches.get(key);
+      if (batch === undefined) {
+        batch = { seed, switchArgs, key, members: [] };
+        batches.set(key, batch);
+      }
+      batch.members.push({ row, seed, nodeid, file, slot });
+    }
+  }
+
+  const ordered = [...batches.values()].sort(
+    (a, b) => byCodePoint(a.seed, b.seed) || byCodePoint(a.key, b.key),
+  );
+  let processes = 0;
+  for (const [i, batch] of ordered.entries()) {
+    const started = await runBatch(opts, root, logDir, batch, i + 1, replays, notes);
+    if (started) processes++;
+  }
+
+  return { replays, counts: countExamples(rows, replays, notes), processes };
+}
+
+/** Runs one batch and fills its members' replays; false when the process could not start. */
+async function runBatch(
+  opts: PytestReplayOptions,
+  root: string,
+  logDir: string,
+  batch: Batch,
+  n: number,
+  replays: SeedReplay[],
+  notes: Map<number, CountNote>,
+): Promise<boolean> {
+  const label = `seeds-pytest-${n}`;
+  const wantFile = path.join(logDir, `${label}.want.json`);
+  const reportFile = path.join(logDir, `${label}.report.json`);
+  const nodeids = [...new Set(batch.members.map((m) => m.nodeid))].sort(byCodePoint);
+  const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
+  await mkdir(logDir, { recursive: true });
+  // A report left by an earlier run with this label must not pass for this one's.
+  await rm(reportFile, { force: true });
+  await writeFile(wantFile, `${JSON.stringify(nodeids, null, 1)}\n`);
+
+  const pythonPath = opts.env.PYTHONPATH;
+  const env: Record<string, string> = {
+    ...opts.env,
+    PYTHONPATH: [path.dirname(PYTEST_SEEDS_PLUGIN_PATH), ...(pythonPath ? [pythonPath] : [])].join(
+      path.delimiter,
+    ),
+    PATCHGATE_SEEDS_WANT: wantFile,
+    PATCHGATE_SEEDS_REPORT: reportFile,
+    // Hypothesis writes `.hypothesis/` (cached constants, patches for failing
+    // examples) under the cwd unless told otherwise; the checkout is not ours to write in.
+    HYPOTHESIS_STORAGE_DIRECTORY: path.join(logDir, `${label}.hypothesis`),
+  };
+  const argv = [
+    opts.python,
+    '-m',
+    'pytest',
+    '-p',
+    PLUGIN_MODULE,
+    '-p',
+    'no:cacheprovider',
+    '-q',
+    '-rN',
+    '--hypothesis-show-statistics',
+    ...batch.switchArgs,
+    ...files,
+  ];
+
+  const fill = (member: Member, replay: Omit<SeedReplay, 'property' | 'seed'>): void => {
+    replays[member.slot] = { property: member.row.id, seed: member.seed, ...replay };
+  };
+
+  let run: LoggedRun;
+  try {
+    run = await runLogged({
+      cwd: root,
+      argv,
+      env,
+      timeoutMs: opts.timeoutMs,
+      outDir: logDir,
+      label,
+      signal: opts.signal,
+    });
+  } catch (e) {
+    if (!(e instanceof TestRunError && e.code === 'SPAWN_FAILED')) throw e;
+    for (const m of batch.members)
+      fill(m, { status: 'error', message: `pytest could not be started: ${e.message}` });
+    return false;
+  }
+  const log = run.stdoutFile;
+  const what = `seed ${batch.seed}, ${nodeids.length} test${nodeids.length === 1 ? '' : 's'}`;
+
+  if (run.timedOut) {
+    const message = `pytest did not finish within ${seconds(opts.timeoutMs)} (${what})`;
+    for (const m of batch.members) fill(m, { status: 'timeout', message, log });
+    return true;
+  }
+
+  const read = await readReport(reportFile);
+  const report = typeof read === 'string' ? undefined : read;
+  const collectErrors = new Map((report?.collect_errors ?? []).map((e) => [e.path, e.message]));
+  const exitCode = run.exitCode;
+  const clean = exitCode !== null && CLEAN_EXITS.has(exitCode);
+
+  let broken: string | undefined;
+  if (!clean) {
+    const meaning = exitCode !== null ? EXIT_MEANING[exitCode] : undefined;
+    broken = await withTail(
+      `pytest ${describeExit(exitCode, run.signal as NodeJS.Signals | null)}${meaning ? ` (${meaning})` : ''} (${what})`,
+      run,
+    );
+  } else if (report?.distributed) {
+    broken =
+      `pytest ran the tests distributed by pytest-xdist (-n in the project's pytest options), so no single process saw them all (${what}); ` +
+      'seed replays need one process: drop -n from the options pytest reads, or make it -n 0';
+  } else if (typeof read === 'string') {
+    broken = await withTail(
+      `pytest ${describeExit(exitCode, null)} but the seed plugin's report ${reportFile} ${read}, so no result can be trusted (${what})`,
+      run,
+    );
+  }
+
+  for (const m of batch.members) {
+    const collectError = collectErrors.get(m.file);
+    if (collectError !== undefined) {
+      fill(m, { status: 'error', message: `pytest could not collect ${m.file}: ${collectError}`, log });
+    } else if (broken !== undefined || report === undefined) {
+      fill(m, { status: 'error', message: broken ?? 'no report', log });
+    } else {
+      const rec = report.tests[m.nodeid];
+      if (rec === undefined || !report.collected.includes(m.nodeid)) {
+        fill(m, { status: 'not-found', message: notFound(m.row.nodeid ?? m.nodeid), log });
+        continue;
+      }
+      fill(m, { ...fromRecord(rec), log });
+      if (rec.outcome === 'passed') {
+        notes.set(m.slot, {
+          hadStatistics: rec.hypothesis_runs > 0,
+          ...(rec.stopped_because ? { stoppedBecause: rec.stopped_because } : {}),
+          explicit: rec.explicit,
+        });
+      }
+    }
+  }
+  return true;
+}
+
+async function readReport(file: string): Promise<PluginReport | string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return 'was never written';
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return `is not JSON (${(e as Error).message})`;
+  }
+  const parsed = pluginReport.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `does not have the expected shape (${issue ? `${issue.path.join('.') || 'top level'}: ${issue.message}` : 'unknown problem'})`;
+  }
+  return parsed.data;
+}
+
+function fromRecord(rec: TestRecord): Omit<SeedReplay, 'property' | 'seed'> {
+  const reason = rec.reason?.trim() || undefined;
+  switch (rec.outcome) {
+    case 'passed':
+      return { status: 'pass', examples: rec.examples ?? 0 };
+    case 'failed':
+      return {
+        status: 'fail',
+        message: rec.message ?? 'the test failed',
+        ...(rec.falsifying ? { counterexample: rec.falsifying } : {}),
+      };
+    case 'skipped':
+      return { status: 'not-run', message: `skipped: ${reason ?? 'no reason given'}` };
+    case 'xfailed':
+      return { status: 'not-run', message: `xfailed: ${reason ?? 'marked xfail'}` };
+    case 'deselected':
+      return { status: 'not-run', message: `deselected: ${reason ?? 'by the test configuration'}` };
+    case 'notrun':
+      return { status: 'not-run', message: `did not run: ${reason ?? 'no result was reported'}` };
+    case 'error':
+      return {
+        status: 'error',
+        message: `error in ${rec.error_when ?? 'setup'}: ${rec.message ?? 'no message'}`,
+      };
+  }
+}
+
+function countExamples(
+  rows: readonly TapeRow[],
+  replays: readonly SeedReplay[],
+  notes: ReadonlyMap<number, CountNote>,
+): ExampleCount[] {
+  const counts: ExampleCount[] = [];
+  let slot = 0;
+  for (const row of rows) {
+    let best: { replay: SeedReplay; note: CountNote | undefined } | undefined;
+    for (let i = 0; i < row.seeds.length; i++, slot++) {
+      const replay = replays[slot]!;
+      if (replay.status !== 'pass' || replay.examples === undefined) continue;
+      if (best === undefined || replay.examples < best.replay.examples!)
+        best = { replay, note: notes.get(slot) };
+    }
+    if (best === undefined) continue;
+    const { replay, note } = best;
+    const explicit =
+      note && note.explicit > 0
+        ? `; ${note.explicit} @example case${note.explicit === 1 ? '' : 's'} not counted`
+        : '';
+    counts.push({
+      property: row.id,
+      counted: replay.examples!,
+      how: note?.hadStatistics
+        ? `Hypothesis statistics, seed ${replay.seed}${explicit}`
+        : `passed without Hypothesis statistics (not a @given test any more), seed ${replay.seed}`,
+      ...(note?.stoppedBecause ? { stoppedBecause: note.stoppedBecause } : {}),
+    });
+  }
+  return counts;
+}
