@@ -8,6 +8,11 @@ Usage:
                                                      (human-only: freeze a classified flake)
   patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT
                                                      (human-only: freeze a known failure signature)
+  patchgate seeds add PROPERTY-ID --seed S [--path P] [--counterexample JSON] [--note TEXT]
+                      [--min-examples N] [--runner fast-check|pytest|command]
+                      [--nodeid ID] [--seed-switch TEXT] [--command JSON-ARGV]
+                                                     (human-only: record a counterexample seed)
+  patchgate explore --runs N [--only ID]... [--json]  (nightly: the tape's properties at fresh seeds)
   patchgate explain CODE
   patchgate --help | --version
 
@@ -22,6 +27,14 @@ ledger    Append a validated row to the cause-class flake ledger (hits.ledger).
           The fixture digest is taken from the base lock for the property's fixture.
 signatures  Append a row to the signature freeze (signatures.freeze) for a test's
           failure or skip in a JUnit report; rows match on the signature, not the name.
+seeds     Add a seed to a row of the seed tape (seeds.tape), creating the tape or
+          the row as needed (a new row needs --min-examples, and --nodeid or
+          --command for pytest and command rows). Never removes a seed or lowers
+          min_examples; --min-examples above the row's raises its floor.
+explore   Replay every tape property (or each --only ID) at N fresh random seeds on
+          the working tree: seed 002's nightly seed-varied pass, for main on a
+          schedule. Prints each counterexample with the \`seeds add\` command that
+          records it; exits 1 when it finds one or a property cannot be replayed.
 explain   Print what a reason code means.
 
 Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error.

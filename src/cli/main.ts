@@ -1,12 +1,15 @@
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { asPatchgateError, ContractFileError } from '../errors.js';
 import { parseJUnitFile } from '../junit/index.js';
 import type { GateHooks } from '../pipeline.js';
 import { checkCommand } from './commands/check.js';
 import { explainCommand } from './commands/explain.js';
+import { exploreCommand } from './commands/explore.js';
 import { initCommand } from './commands/init.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { lockCommand } from './commands/lock.js';
+import { seedsCommand } from './commands/seeds.js';
 import { signaturesCommand } from './commands/signatures.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { HELP } from './help.js';
@@ -48,6 +51,10 @@ export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
         });
       case 'signatures':
         return await signaturesCommand(rest, io, { parseReport: (file) => parseJUnitFile(file, { file }) });
+      case 'seeds':
+        return await seedsCommand(rest, io);
+      case 'explore':
+        return await exploreCommand(rest, io, { random: { int: (min, max) => randomInt(min, max) } });
       case 'explain':
         return await explainCommand(rest, io);
       default:

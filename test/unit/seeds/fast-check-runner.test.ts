@@ -57,7 +57,14 @@ const row = (seeds: (string | TapeSeed)[], over: Partial<TapeRow> = {}): TapeRow
 });
 
 const replay = (root: string, rows: TapeRow[], timeoutMs = 5000) =>
-  replayFastCheck({ root, modules: ['props/**/*.ts'], rows, env: { PATH: process.env.PATH ?? '' }, timeoutMs, workers: 2 });
+  replayFastCheck({
+    root,
+    modules: ['props/**/*.ts'],
+    rows,
+    env: { PATH: process.env.PATH ?? '' },
+    timeoutMs,
+    workers: 2,
+  });
 
 // Seeds the example's explore run found against SPLIT_ROUNDED.
 const FAILING_SEED = '2081211641';
@@ -74,7 +81,11 @@ describe('fast-check seed replay', () => {
 
     // The recorded path alone replays the same failure.
     const again = await replay(root, [row([{ seed: FAILING_SEED, path: r?.path ?? '' }])]);
-    expect(again.replays[0]).toMatchObject({ status: 'fail', via: 'path', counterexample: r?.counterexample });
+    expect(again.replays[0]).toMatchObject({
+      status: 'fail',
+      via: 'path',
+      counterexample: r?.counterexample,
+    });
   });
 
   it('passes the same seed on fixed code and counts the examples', async () => {
@@ -103,7 +114,10 @@ describe('fast-check seed replay', () => {
   });
 
   it('counts the examples the property declares, not the floor, while the replay itself runs the floor', async () => {
-    const root = checkout({ 'props/split.ts': SPLIT_OK, 'props/adds.ts': property({ params: '{ numRuns: 20 }' }) });
+    const root = checkout({
+      'props/split.ts': SPLIT_OK,
+      'props/adds.ts': property({ params: '{ numRuns: 20 }' }),
+    });
     const out = await replay(root, [row(['5'])]);
     expect(out.replays[0]).toMatchObject({ status: 'pass', examples: 100 });
     expect(out.counts[0]).toMatchObject({ counted: 20 });
@@ -127,10 +141,15 @@ describe('fast-check seed replay', () => {
   it("fixes the random generator, whatever the head's params say", async () => {
     const root = checkout({
       'props/split.ts': SPLIT_ROUNDED,
-      'props/adds.ts': property({ params: "{ numRuns: 200, randomType: 'congruential32', unbiased: true, seed: 1 }" }),
+      'props/adds.ts': property({
+        params: "{ numRuns: 200, randomType: 'congruential32', unbiased: true, seed: 1 }",
+      }),
     });
     const plain = checkout({ 'props/split.ts': SPLIT_ROUNDED, 'props/adds.ts': property() });
-    const [a, b] = await Promise.all([replay(root, [row([FAILING_SEED])]), replay(plain, [row([FAILING_SEED])])]);
+    const [a, b] = await Promise.all([
+      replay(root, [row([FAILING_SEED])]),
+      replay(plain, [row([FAILING_SEED])]),
+    ]);
     expect(a.replays[0]?.status).toBe('fail');
     expect(a.replays[0]?.counterexample).toBe(b.replays[0]?.counterexample);
     expect(a.replays[0]?.path).toBe(b.replays[0]?.path);
@@ -140,7 +159,9 @@ describe('fast-check seed replay', () => {
     const root = checkout({ 'props/split.ts': SPLIT_OK, 'props/adds.ts': property({ id: 'sums_match' }) });
     const out = await replay(root, [row(['1', '2'])]);
     expect(out.replays.map((r) => r.status)).toEqual(['not-found', 'not-found']);
-    expect(out.replays[0]?.message).toMatch(/property 'adds_up' not found.*renaming does not escape the tape/);
+    expect(out.replays[0]?.message).toMatch(
+      /property 'adds_up' not found.*renaming does not escape the tape/,
+    );
   });
 
   it('names a module that no longer loads in the not-found message', async () => {
@@ -178,7 +199,10 @@ export const hangs = defineSeedProperty({
   it("uses the repository's own fast-check when it has one", async () => {
     const root = checkout({ 'props/split.ts': SPLIT_OK, 'props/adds.ts': property() });
     mkdirSync(path.join(root, 'node_modules'));
-    symlinkSync(path.join(repoRoot, 'node_modules', 'fast-check'), path.join(root, 'node_modules', 'fast-check'));
+    symlinkSync(
+      path.join(repoRoot, 'node_modules', 'fast-check'),
+      path.join(root, 'node_modules', 'fast-check'),
+    );
     const out = await replay(root, [row(['1'])]);
     expect(out.fastCheck.source).toBe('repository');
     expect(out.replays[0]?.status).toBe('pass');
