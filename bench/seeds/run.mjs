@@ -146,7 +146,12 @@ const vitest = [
 ];
 const bareNode = [process.execPath, 'seed-node.mjs'];
 
-console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `load average at start: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log(
   `seeds: ${PROPERTIES} fast-check properties x ${SEEDS_PER_PROPERTY} seeds, numRuns ${NUM_RUNS}; ${RUNS} run(s), medians`,
 );
