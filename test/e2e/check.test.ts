@@ -25,6 +25,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'contracts:pass',
       'fixtures:pass',
       'hits:skipped',
+      'seeds:skipped',
       'signatures:skipped',
       'stability:skipped',
     ]);

@@ -27,6 +27,7 @@ describe('runGate', () => {
       'contracts:reject',
       'fixtures:pass',
       'hits:skipped',
+      'seeds:skipped',
       'signatures:skipped',
       'stability:skipped',
       'boom:error',
