@@ -35,10 +35,13 @@ export const REASON_CODES = {
     'An EXTERNAL_IO freeze for a property whose claimed fields all live in the lock: the I/O does not belong there.',
   LEDGER_CLOCK_CAP: 'More than one active CLOCK freeze for one property. Fix the property instead.',
   LEDGER_NO_ACTION: 'A flake ledger row has no action. A freeze without a next step is a skip.',
-  SEED_FAILED: 'A recorded counterexample seed fails on the head, or its property no longer exists.',
-  SEED_DROPPED: 'A seed recorded on the base tape is missing on the head.',
-  MIN_EXAMPLES_LOWERED: "A property's min_examples is lower on the head than on the base.",
-  MIN_EXAMPLES_NOT_MET: 'A property ran fewer examples than its floor.',
+  SEED_FAILED:
+    'A seed recorded on the base tape fails on the head (through its generator, its recorded path or its stored counterexample), no longer runs (skipped, xfailed), or names a property that no longer exists: renaming does not escape the tape.',
+  SEED_DROPPED:
+    "A seed recorded on the base tape is missing on the head's tape, or lost its stored counterexample or path. Seeds only grow.",
+  MIN_EXAMPLES_LOWERED: "A property's min_examples is lower on the head's tape than on the base's.",
+  MIN_EXAMPLES_NOT_MET:
+    'A property actually ran fewer examples than its floor, counted by the runner (fast-check: the run the property declares; Hypothesis: its statistics), never read from configuration.',
   UNKNOWN_FAILURE_SIGNATURE: 'A test failed with a signature that no freeze row covers.',
   UNFROZEN_SKIP: 'A test was skipped or xfailed without a matching freeze row. A skip is a fail.',
   SIGNATURE_ROW_DELETED: 'A freeze row present on the base is gone from the head.',

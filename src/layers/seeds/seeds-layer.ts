@@ -8,7 +8,8 @@ import { readTape, readTapeIfExists, type Tape, type TapeRow } from './tape.js';
 
 const LAYER = 'seeds';
 
-function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedReplay): Finding | undefined {
+/** A replay as a finding; a pass is none. Exported for the tests of each status. */
+export function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedReplay): Finding | undefined {
   if (r.status === 'pass') return undefined;
   const evidence = {
     property: r.property,

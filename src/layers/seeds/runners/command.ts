@@ -5,14 +5,14 @@
  * file the command writes, because a pass whose examples nobody counted
  * cannot be held to the tape's floor.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describeExit } from '../../../runners/harness/process.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { runLogged } from '../../../runners/tests/run-tests.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import type { TapeRow } from '../tape.js';
-import { outputTail, seconds, withTail } from './output.js';
+import { outputTail, readJsonReport, seconds, withTail } from './output.js';
 
 export interface CommandReplayOptions {
   /** cwd of every command. */
@@ -188,18 +188,9 @@ async function replayOne(
 
 /** The report, or why it cannot be used: 'missing', or a phrase that follows "its report <path>". */
 async function readCommandReport(file: string): Promise<CommandReport | string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return 'missing';
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return `is not valid JSON (${(e as Error).message})`;
-  }
+  const read = await readJsonReport(file, 'missing');
+  if ('problem' in read) return read.problem;
+  const value = read.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return `holds ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}, not an object`;
   }

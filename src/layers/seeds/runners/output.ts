@@ -2,7 +2,7 @@
  * Shared by the seed runners: the tail of a logged process's output, for
  * messages that must explain a failure without the whole log.
  */
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { LoggedRun } from '../../../runners/tests/run-tests.js';
 
 const TAIL_BYTES = 64 * 1024;
@@ -75,4 +75,26 @@ export async function withTail(
 
 export function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/**
+ * A JSON report a child process wrote, or why it cannot be used, as a phrase
+ * that follows "its report <path>": `missing` names the phrase for a file
+ * that was never written.
+ */
+export async function readJsonReport(
+  file: string,
+  missing: string,
+): Promise<{ value: unknown } | { problem: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return { problem: missing };
+  }
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { problem: `is not valid JSON (${(e as Error).message})` };
+  }
 }

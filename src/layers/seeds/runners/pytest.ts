@@ -11,7 +11,7 @@
  * the examples Hypothesis counted.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -21,7 +21,7 @@ import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
-import { seconds, withTail } from './output.js';
+import { readJsonReport, seconds, withTail } from './output.js';
 
 export interface PytestReplayOptions {
   /** Checkout to run in (cwd); node ids are relative to it. */
@@ -329,18 +329,9 @@ async function runBatch(
 }
 
 async function readReport(file: string): Promise<PluginReport | string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return 'was never written';
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return `is not JSON (${(e as Error).message})`;
-  }
+  const read = await readJsonReport(file, 'was never written');
+  if ('problem' in read) return read.problem;
+  const value = read.value;
   const parsed = pluginReport.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
