@@ -145,6 +145,14 @@ describe('seeds layer (built CLI, real git repos)', () => {
     expect(msg).toMatch(/properties\[0\]\.seeds\[0\]: expected a seed written as a decimal integer/);
   });
 
+  it('stops with a config error when the tape has fast-check rows but seeds.properties names no modules', async () => {
+    const repo = seedsRepo(TAPE, { fixtures: { enabled: false }, seeds: {} });
+    const r = await check(repo);
+    expect(r.code).toBe(2);
+    expect(r.card?.findings[0]).toMatchObject({ code: 'CONFIG_INVALID', severity: 'error' });
+    expect(r.card?.findings[0]?.message).toMatch(/fast-check rows \('adds_up'\) but seeds\.properties names no modules/);
+  });
+
   it('stops when the tape the config names does not exist on the base', async () => {
     const repo = GitDir.create({
       'patchgate.config.json': JSON.stringify({

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SeedsConfig } from '../../config/schema.js';
+import { InputError } from '../../errors.js';
 import type { ExampleCount, SeedReplay } from './model.js';
 import { replayCommands } from './runners/command.js';
 import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
@@ -41,6 +42,13 @@ function withCountSeed(row: TapeRow): TapeRow {
 export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
   const by = (runner: TapeRow['runner']) => opts.rows.filter((r) => r.runner === runner);
   const fcRows = by('fast-check');
+  if (fcRows.length > 0 && opts.config.properties.length === 0) {
+    // Every such row would fail as not found on every patch: a human's setup mistake, not the patch's.
+    throw new InputError(
+      'CONFIG_INVALID',
+      `the seed tape has fast-check rows (${fcRows.map((r) => `'${r.id}'`).join(', ')}) but seeds.properties names no modules to find them in; add the globs of your defineSeedProperty modules to seeds.properties`,
+    );
+  }
   const pyRows = by('pytest').map(withCountSeed);
   const cmdRows = by('command').map(withCountSeed);
   const common = { root: opts.root, env: opts.env, ...(opts.signal ? { signal: opts.signal } : {}) };
