@@ -29,6 +29,35 @@ describe('patchgate init', () => {
     expect(check.code).toBe(0);
   });
 
+  it("turns the seeds layer on for a seed tape already in the repository, in the seed's own format", async () => {
+    const tape = {
+      properties: [
+        { id: 'adds_up', nodeid: 'tests/test_split.py::test_adds_up', min_examples: 10, seeds: [] },
+      ],
+    };
+    const repo = GitDir.create({ 'testdata/a.txt': 'a', 'property_seeds.json': JSON.stringify(tape) });
+    const r = await runCli(['init'], { cwd: repo.dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/found property_seeds\.json \(1 property\): the seeds layer replays it/);
+    expect(JSON.parse(readFileSync(repo.path('patchgate.config.json'), 'utf8')).seeds).toEqual({
+      tape: 'property_seeds.json',
+    });
+  });
+
+  it('refuses to wire in an invalid seed tape, naming the field', async () => {
+    const repo = GitDir.create({
+      'testdata/a.txt': 'a',
+      'property_seeds.json': JSON.stringify({
+        properties: [{ id: 'x', nodeid: 'a::b', min_examples: 0, seeds: [] }],
+      }),
+    });
+    const r = await runCli(['init'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /property_seeds\.json:1:\d+: properties\[0\]\.min_examples: expected at least 1/,
+    );
+  });
+
   it.each(['yaml', 'ts'])('writes a %s config that loads', async (format) => {
     const repo = GitDir.create({ 'testdata/a.txt': 'a' });
     expect((await runCli(['init', '--format', format], { cwd: repo.dir })).code).toBe(0);

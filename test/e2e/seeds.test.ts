@@ -150,7 +150,9 @@ describe('seeds layer (built CLI, real git repos)', () => {
     const r = await check(repo);
     expect(r.code).toBe(2);
     expect(r.card?.findings[0]).toMatchObject({ code: 'CONFIG_INVALID', severity: 'error' });
-    expect(r.card?.findings[0]?.message).toMatch(/fast-check rows \('adds_up'\) but seeds\.properties names no modules/);
+    expect(r.card?.findings[0]?.message).toMatch(
+      /fast-check rows \('adds_up'\) but seeds\.properties names no modules/,
+    );
   });
 
   it('stops when the tape the config names does not exist on the base', async () => {

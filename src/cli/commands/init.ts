@@ -8,6 +8,7 @@ import { InputError } from '../../errors.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
+import { readTapeIfExists } from '../../layers/seeds/tape.js';
 import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
@@ -76,6 +77,9 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   if (await exists(path.join(repoRoot, 'fixtures/lock.json')))
     canonical.push({ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' });
 
+  // A seed tape already in the repository (seed 001's property_seeds.json) turns the seeds layer on;
+  // an invalid one stops init with its located problems rather than being wired in unread.
+  const tape = await readTapeIfExists(repoRoot, 'property_seeds.json', 'the working tree');
   const input: PatchgateConfigInput = {
     fixtures: {
       roots,
@@ -83,6 +87,7 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       ...(values.owner ? { owner: values.owner } : {}),
       canonical,
     },
+    ...(tape ? { seeds: { tape: tape.file } } : {}),
   };
   const config = configSchema.parse(input);
   const configFile = CONFIG_FILE_FOR[format];
@@ -105,6 +110,12 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   );
   for (const c of result.canonical)
     io.stdout.write(`wrote ${c.digestFile} (canonical digest of ${c.file})\n`);
+  if (tape) {
+    const fc = tape.rows.filter((r) => r.runner === 'fast-check').length;
+    io.stdout.write(
+      `found ${tape.file} (${tape.rows.length} propert${tape.rows.length === 1 ? 'y' : 'ies'}): the seeds layer replays it on every patch${fc > 0 ? `; its ${fc} fast-check row(s) need seeds.properties, the globs of your defineSeedProperty modules` : ''}\n`,
+    );
+  }
   io.stdout.write(
     `\nCommit these in a human commit, separate from any agent diff:\n  git add ${[configFile, result.lockFile, ...result.canonical.map((c) => c.digestFile)].join(' ')} && git commit -m "patchgate: init"\n`,
   );
