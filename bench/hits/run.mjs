@@ -52,6 +52,7 @@ if (!fs.existsSync(new URL('layers/hits/worker.js', dist))) {
   process.exit(0);
 }
 const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
+const { scoreInBatches } = await import(new URL('layers/hits/scorer.js', dist).href);
 const { deepFreeze, generateMutants, lookupPath, parsePath } = await import(
   new URL('layers/hits/perturb/index.js', dist).href
 );
@@ -120,8 +121,11 @@ for (const w of spinners) await w.close();
 const fixedTimes = [];
 for (let r = 0; r < Math.max(3, Math.ceil(RUNS / 2)); r++) {
   const t0 = process.hrtime.bigint();
-  await Promise.all(
-    names.map((name) => pool1.score({ module: PROPERTIES, name, fixture, perturb: { maxDepth: 0 } })),
+  await scoreInBatches(
+    pool1,
+    names.map((name) => ({ module: PROPERTIES, name, fixture })),
+    { maxDepth: 0 },
+    1,
   );
   fixedTimes.push(Number(process.hrtime.bigint() - t0));
 }
@@ -259,8 +263,11 @@ async function poolRound(pool) {
   const t0 = process.hrtime.bigint();
   // As the scorer does: every property's task at once, the pool spreads them.
   // The gate scores each property `hits.runs` (3) times in one task; the time per run is what compares with bare.
-  const all = await Promise.all(
-    names.map((name) => pool.score({ module: PROPERTIES, name, fixture, perturb, runs: GATE_RUNS })),
+  const all = await scoreInBatches(
+    pool,
+    names.map((name) => ({ module: PROPERTIES, name, fixture })),
+    perturb,
+    GATE_RUNS,
   );
   const ns = Number(process.hrtime.bigint() - t0) / GATE_RUNS;
   const results = all.map((runs) => runs[0]);

@@ -231,6 +231,50 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     expect(r.card.findings.find((f) => f.code === 'INTERNAL_ERROR')?.evidence.property).toBe('exits');
   });
 
+  // With one worker, these eight properties go to the pool in batches of two (several properties per task).
+  const coupled = (i: number) =>
+    prop(
+      `coupled_${i}`,
+      ['lines', 'total_cents', 'currency'],
+      "const t = fx.lines.reduce((s, l) => s + l.qty * l.unit_cents, 0); if (fx.currency !== 'USD' || t !== fx.total_cents) throw new Error('no');",
+    );
+  const batchOf = (odd: string) =>
+    Object.fromEntries([
+      ...Array.from({ length: 7 }, (_, i) => [`properties/c${i}.ts`, coupled(i)]),
+      ['properties/odd.ts', odd],
+    ]);
+  const headReport = (repo: GitDir) =>
+    JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8')) as {
+      property: string;
+      hits: string[];
+    }[];
+
+  it('pins a hang inside a batch of properties on the one that hung, and still scores its batch mates', async () => {
+    const repo = hitsRepo(
+      { ...TS, workers: 1, timeoutMs: 300 },
+      batchOf(prop('hangs', ['total_cents'], 'if (fx.total_cents > 1500) { for (;;) {} }')),
+    );
+    const r = await check(repo);
+    const timeouts = r.card.findings.filter((f) => f.code === 'CHECK_TIMEOUT');
+    expect(timeouts.map((f) => f.evidence.property)).toEqual(['hangs']);
+    expect(r.codes.filter((c) => c !== 'CHECK_TIMEOUT')).toEqual([]);
+    const scored = headReport(repo).filter((row) => row.property.startsWith('coupled_'));
+    expect(scored).toHaveLength(7);
+    for (const row of scored) expect(row.hits).toEqual(expect.arrayContaining(['currency', 'total_cents']));
+  });
+
+  it('pins a worker crash inside a batch on the property that crashed, and still scores its batch mates', async () => {
+    const repo = hitsRepo(
+      { ...TS, workers: 1 },
+      batchOf(prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);')),
+    );
+    const r = await check(repo);
+    expect(r.card.verdict).toBe('error');
+    const internal = r.card.findings.filter((f) => f.code === 'INTERNAL_ERROR');
+    expect([...new Set(internal.map((f) => f.evidence.property))]).toEqual(['exits']);
+    expect(headReport(repo).filter((row) => row.property.startsWith('coupled_'))).toHaveLength(7);
+  });
+
   it('fails a check that mutates its frozen fixture', async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
     repo.write({ 'properties/mutates.ts': prop('mutates', ['total_cents'], 'fx.total_cents = 0;') });

@@ -6,6 +6,7 @@ import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
 import { type PerturbOptions, parsePath } from './perturb/index.js';
 import { CheckTimeoutError, type PropertyPool } from './pool.js';
+import type { ScoreResult } from './worker.js';
 
 /** One run of one property: its outcome, or why it produced none. */
 export type RunOutcome =
@@ -133,7 +134,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
     for (const e of listed.errors)
       problems.push({ source: rel(e.module), message: `${rel(e.module)}: ${e.message}` });
-    const tasks: Promise<void>[] = [];
+    const queued: { scored: ScoredProperty; module: string; name: string; fixture: unknown }[] = [];
     for (const p of listed.properties) {
       const info: PropertyInfo = {
         name: p.name,
@@ -149,13 +150,10 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
       }
       const scored: ScoredProperty = { info, runs: [] };
       properties.push(scored);
-      tasks.push(
-        scoreRuns(pool, p.module, p.name, fixture.value, perturb, hits.runs).then((runs) => {
-          scored.runs.push(...runs);
-        }),
-      );
+      queued.push({ scored, module: p.module, name: p.name, fixture: fixture.value });
     }
-    await Promise.all(tasks);
+    const results = await scoreInBatches(pool, queued, perturb, hits.runs);
+    queued.forEach((item, i) => item.scored.runs.push(...toRunOutcomes(results[i])));
   }
 
   // Everything else: harness processes and per-mutant commands, driven from here.
@@ -178,25 +176,35 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   return { side: opts.side, properties, problems };
 }
 
-async function scoreRuns(
+/** How many tasks each worker gets: more balances uneven properties, fewer saves round trips. */
+const BATCHES_PER_WORKER = 4;
+
+/**
+ * Scores properties `runs` times each, several per pool task, yet in enough
+ * tasks that every worker stays busy to the end. Results in input order.
+ */
+export async function scoreInBatches(
   pool: PropertyPool,
-  module: string,
-  name: string,
-  fixture: unknown,
+  items: readonly { module: string; name: string; fixture: unknown }[],
   perturb: PerturbOptions,
   runs: number,
-): Promise<RunOutcome[]> {
-  try {
-    const results = await pool.score({ module, name, fixture, perturb, runs });
-    return results.map((r) => ({
-      ok: true,
-      baseline: r.baseline,
-      ...(r.baselineError ? { baselineError: r.baselineError } : {}),
-      mutants: r.mutants,
-    }));
-  } catch (err) {
-    if (err instanceof CheckTimeoutError)
-      return [{ ok: false, kind: 'timeout', message: err.message, checkIndex: err.checkIndex }];
-    return [{ ok: false, kind: 'crash', message: (err as Error).message }];
-  }
+): Promise<(ScoreResult[] | Error)[]> {
+  const size = Math.max(1, Math.ceil(items.length / (pool.size * BATCHES_PER_WORKER)));
+  const batches: (typeof items)[] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  const answers = await Promise.all(batches.map((batch) => pool.scoreBatch(batch, perturb, runs)));
+  return answers.flat();
+}
+
+function toRunOutcomes(result: ScoreResult[] | Error | undefined): RunOutcome[] {
+  if (result === undefined) return [{ ok: false, kind: 'crash', message: 'the pool sent no answer' }];
+  if (result instanceof CheckTimeoutError)
+    return [{ ok: false, kind: 'timeout', message: result.message, checkIndex: result.checkIndex }];
+  if (result instanceof Error) return [{ ok: false, kind: 'crash', message: result.message }];
+  return result.map((r) => ({
+    ok: true,
+    baseline: r.baseline,
+    ...(r.baselineError ? { baselineError: r.baselineError } : {}),
+    mutants: r.mutants,
+  }));
 }

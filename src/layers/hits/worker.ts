@@ -47,6 +47,26 @@ export interface ScoreTask {
   runs?: number;
 }
 
+/**
+ * Several properties in one task: one message round trip for all of them
+ * (the round trip costs more than scoring a property on a small fixture).
+ * Slot 3 of the heartbeat names the item running, so a hang is still pinned
+ * on one property.
+ */
+export interface ScoreBatchTask {
+  kind: 'scoreBatch';
+  items: { module: string; name: string; fixture: number }[];
+  /** Each distinct fixture once; items name theirs by index. */
+  fixtures: unknown[];
+  perturb: PerturbOptions;
+  progress: SharedArrayBuffer;
+  knownLabels?: readonly string[];
+  runs?: number;
+}
+
+/** Per item, in order: its runs, or why it could not be scored (its module no longer exports it…). */
+export type ScoreBatchResult = ({ runs: ScoreWireResult[] } | { error: string })[];
+
 export interface ScoreResult {
   baseline: Status;
   baselineError?: string;
@@ -530,8 +550,42 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
   };
 }
 
-export default async function run(task: ListTask | ScoreTask): Promise<ListResult | ScoreWireResult[]> {
+async function scoreBatch(task: ScoreBatchTask): Promise<ScoreBatchResult> {
+  const progress = new Int32Array(task.progress);
+  // Labels sent earlier in this batch reach the pool before any later item's result is read.
+  const known = [...(task.knownLabels ?? [])];
+  const out: ScoreBatchResult = [];
+  for (const [i, item] of task.items.entries()) {
+    Atomics.store(progress, 3, i);
+    const one: ScoreTask = {
+      kind: 'score',
+      module: item.module,
+      name: item.name,
+      fixture: task.fixtures[item.fixture],
+      perturb: task.perturb,
+      progress: task.progress,
+      knownLabels: known,
+    };
+    try {
+      const runs: ScoreWireResult[] = [];
+      for (let r = 0; r < (task.runs ?? 1); r++) {
+        const wire = await score(one);
+        if (wire.labels !== undefined && wire.labelsKey !== undefined) known.push(wire.labelsKey);
+        runs.push(wire);
+      }
+      out.push({ runs });
+    } catch (err) {
+      out.push({ error: oneLine(err) });
+    }
+  }
+  return out;
+}
+
+export default async function run(
+  task: ListTask | ScoreTask | ScoreBatchTask,
+): Promise<ListResult | ScoreWireResult[] | ScoreBatchResult> {
   if (task.kind === 'list') return list(task);
+  if (task.kind === 'scoreBatch') return scoreBatch(task);
   const results: ScoreWireResult[] = [];
   for (let r = 0; r < (task.runs ?? 1); r++) results.push(await score(task));
   return results;

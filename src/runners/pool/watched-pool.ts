@@ -10,15 +10,16 @@ import { Piscina } from 'piscina';
  * moving for longer than the per-check budget gets its worker terminated, so
  * a hang costs one worker, never the gate.
  *
- * The heartbeat is three Int32 slots: [0] checks started, [1] the index of
- * the check running (for the report), [2] 1 once the worker picked the task
- * up. Time spent queued behind other tasks never counts against a task.
+ * The heartbeat is Int32 slots: [0] checks started, [1] the index of the
+ * check running (for the report), [2] 1 once the worker picked the task up,
+ * [3] free for the task (e.g. which item of a batch is running). Time spent
+ * queued behind other tasks never counts against a task.
  */
 
 /** A worker that died (process.exit in a check, an uncaught error, out of memory). */
 export class WorkerCrashError extends Error {}
 
-export const HEARTBEAT_BYTES = 12;
+export const HEARTBEAT_BYTES = 16;
 
 /** The built JavaScript of a worker module, given its path under src/ or dist/ without extension. */
 export function builtWorkerFile(relativeToSrc: string): string {
