@@ -153,7 +153,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
       queued.push({ scored, module: p.module, name: p.name, fixture: fixture.value });
     }
     const results = await scoreInBatches(pool, queued, perturb, hits.runs);
-    queued.forEach((item, i) => item.scored.runs.push(...toRunOutcomes(results[i])));
+    for (const [i, item] of queued.entries()) item.scored.runs.push(...toRunOutcomes(results[i]));
   }
 
   // Everything else: harness processes and per-mutant commands, driven from here.
