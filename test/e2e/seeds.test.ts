@@ -69,7 +69,7 @@ describe('seeds layer (built CLI, real git repos)', () => {
       '2081211641:pass',
       '7:pass',
     ]);
-    expect(report.counts).toEqual([expect.objectContaining({ property: 'adds_up', counted: 200 })]);
+    expect(report.counts).toEqual([expect.objectContaining({ property: 'adds_up', counted: 100 })]);
   });
 
   it('rejects a reintroduced bug with SEED_FAILED naming the property, seed, counterexample and tape row', async () => {

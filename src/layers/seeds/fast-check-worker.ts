@@ -69,6 +69,9 @@ export interface ReplayResult {
   replayRuns: number;
 }
 
+/** The most runs a replay takes from the head's declared numRuns (the tape's floor may ask for more). */
+const REPLAY_RUNS_CAP = 10_000;
+
 interface RunDetailsLike {
   failed: boolean;
   interrupted: boolean;
@@ -247,7 +250,8 @@ async function replay(task: ReplayTask): Promise<ReplayResult> {
     typeof declaredParams.numRuns === 'number'
       ? declaredParams.numRuns
       : (fc.readConfigureGlobal()?.numRuns ?? 100);
-  const replayRuns = Math.max(task.minExamples, Math.floor(declaredRuns));
+  // A head that declares a huge numRuns would otherwise keep the gate busy forever, each run beating the watchdog.
+  const replayRuns = Math.max(task.minExamples, Math.min(Math.floor(declaredRuns), REPLAY_RUNS_CAP));
 
   const seeds: SeedOutcome[] = [];
   for (const [i, entry] of task.seeds.entries()) {
@@ -274,8 +278,10 @@ async function replay(task: ReplayTask): Promise<ReplayResult> {
   // The floor is counted on the run the project itself declares, not trusted from its params.
   Atomics.store(beat, 1, task.seeds.length);
   const countSeed = task.seeds[0] !== undefined ? Number(task.seeds[0].seed) : task.countSeed;
+  // Counting past the floor proves nothing more, so the count stops there.
   const declared = await fc.check(property, {
     ...declaredParams,
+    numRuns: Math.min(Math.floor(declaredRuns), task.minExamples),
     seed: countSeed,
     path: undefined,
     examples: [],

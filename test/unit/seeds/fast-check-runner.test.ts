@@ -95,7 +95,8 @@ describe('fast-check seed replay', () => {
       [FAILING_SEED, 'pass', 200],
       ['-17', 'pass', 200],
     ]);
-    expect(out.counts).toEqual([expect.objectContaining({ property: 'adds_up', counted: 200 })]);
+    // Counting stops at the floor: past it, more examples prove nothing more.
+    expect(out.counts).toEqual([expect.objectContaining({ property: 'adds_up', counted: 100 })]);
     expect(out.fastCheck).toEqual({ version: '4.3.0', source: 'patchgate' });
   });
 
@@ -122,6 +123,17 @@ describe('fast-check seed replay', () => {
     expect(out.replays[0]).toMatchObject({ status: 'pass', examples: 100 });
     expect(out.counts[0]).toMatchObject({ counted: 20 });
     expect(out.counts[0]?.how).toMatch(/as declared \(numRuns 20\)/);
+  });
+
+  it('caps a huge declared numRuns so a patch cannot keep the gate busy forever', async () => {
+    const root = checkout({
+      'props/split.ts': SPLIT_OK,
+      'props/adds.ts': property({ params: '{ numRuns: 1e9 }' }),
+    });
+    const out = await replay(root, [row(['5'])]);
+    expect(out.replays[0]).toMatchObject({ status: 'pass', examples: 10_000 });
+    expect(out.counts[0]).toMatchObject({ counted: 100 });
+    expect(out.counts[0]?.how).toMatch(/numRuns 1000000000/);
   });
 
   it('counts examples lost to preconditions in the replay', async () => {
