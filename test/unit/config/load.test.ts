@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { ContractFileError, InputError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { problemLines } from '../../helpers/problems.js';
 
 async function problemsFor(file: string, text: string): Promise<string[]> {
   const dir = tempDir();
@@ -11,12 +12,7 @@ async function problemsFor(file: string, text: string): Promise<string[]> {
   try {
     await loadConfig(dir);
   } catch (err) {
-    if (err instanceof ContractFileError)
-      return err.message
-        .split('\n')
-        .slice(1)
-        .map((l) => l.replace(/^ {2}- /, ''));
-    throw err;
+    return problemLines(err);
   }
   throw new Error('expected the config to be rejected');
 }

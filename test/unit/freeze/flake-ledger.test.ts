@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContractFileError, InputError } from '../../../src/errors.js';
+import { InputError } from '../../../src/errors.js';
 import {
   formatFlakeLedger,
   ledgerRowToFreeze,
@@ -9,6 +9,7 @@ import {
   readFlakeLedger,
 } from '../../../src/freeze/flake-ledger.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { rejectionOf } from '../../helpers/problems.js';
 
 const DIGEST = 'a'.repeat(64);
 const FILE = 'flake_ledger.json';
@@ -24,21 +25,8 @@ const row = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-function problems(text: string): string[] {
-  try {
-    parseFlakeLedger(text, FILE);
-  } catch (err) {
-    if (err instanceof ContractFileError) {
-      expect(err.code).toBe('CONTRACT_INVALID');
-      return err.message
-        .split('\n')
-        .slice(1)
-        .map((l) => l.replace(/^ {2}- /, ''));
-    }
-    throw err;
-  }
-  throw new Error('expected the ledger to be rejected');
-}
+const problems = (text: string) =>
+  rejectionOf(() => parseFlakeLedger(text, FILE), 'ledger', 'CONTRACT_INVALID');
 
 describe('flake ledger reader', () => {
   it('reads the seed format and keeps each row’s line', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ContractFileError } from '../../../src/errors.js';
 import { compareTapes } from '../../../src/layers/seeds/compare-tapes.js';
 import { parseTape } from '../../../src/layers/seeds/tape.js';
+import { rejectionOf } from '../../helpers/problems.js';
 
 const FILE = 'property_seeds.json';
 
@@ -17,16 +17,12 @@ const SEED_FORMAT = {
   ],
 };
 
-function problemsOf(value: unknown): string[] {
-  try {
-    parseTape(typeof value === 'string' ? value : JSON.stringify(value, null, 2), FILE);
-  } catch (e) {
-    if (e instanceof ContractFileError)
-      return e.problems.map((p) => `${p.line ?? '-'}: ${p.path}: ${p.message}`);
-    throw e;
-  }
-  throw new Error('expected the tape to be rejected');
-}
+const problemsOf = (value: unknown) =>
+  rejectionOf(
+    () => parseTape(typeof value === 'string' ? value : JSON.stringify(value, null, 2), FILE),
+    'tape',
+    'CONTRACT_INVALID',
+  );
 
 describe('seed tape', () => {
   it("reads the seed's own format unchanged as a pytest row with the Hypothesis switch", () => {
@@ -81,7 +77,7 @@ describe('seed tape', () => {
         expect.stringMatching(/properties\[2\]\.min_examples: expected a number, got the string "200"/),
       ]),
     );
-    expect(messages.every((m) => /^\d+: /.test(m))).toBe(true);
+    expect(messages.every((m) => /^property_seeds\.json:\d+:\d+: /.test(m))).toBe(true);
   });
 
   it('rejects seeds that are not decimal integers, duplicates, and fast-check seeds outside 32 bits', () => {
@@ -153,7 +149,9 @@ describe('seed tape', () => {
     expect(problemsOf({ properties: [{ ...SEED_FORMAT.properties[0], max_examples: 5 }] })).toEqual([
       expect.stringMatching(/max_examples/),
     ]);
-    expect(problemsOf('{"properties": [')).toEqual([expect.stringMatching(/^1: : is not valid JSON/)]);
+    expect(problemsOf('{"properties": [')).toEqual([
+      expect.stringMatching(/^property_seeds\.json:1:\d+: is not valid JSON/),
+    ]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContractFileError, InputError } from '../../../src/errors.js';
+import { InputError } from '../../../src/errors.js';
 import {
   deletedRows,
   formatSignatureFreeze,
@@ -18,6 +18,7 @@ import {
 import type { SignatureScheme } from '../../../src/signatures/normalize.js';
 import { failureSignature } from '../../../src/signatures/signature.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { rejectionOf } from '../../helpers/problems.js';
 
 const FILE = 'flake_signatures.json';
 const TODAY = '2026-09-20';
@@ -49,21 +50,8 @@ function row(
 const freezeOf = (...rows: SignatureRow[]): SignatureFreeze =>
   parseSignatureFreeze(formatSignatureFreeze({ rows }), FILE);
 
-function problems(text: string): string[] {
-  try {
-    parseSignatureFreeze(text, FILE);
-  } catch (err) {
-    if (err instanceof ContractFileError) {
-      expect(err.code).toBe('CONTRACT_INVALID');
-      return err.message
-        .split('\n')
-        .slice(1)
-        .map((l) => l.replace(/^ {2}- /, ''));
-    }
-    throw err;
-  }
-  throw new Error('expected the freeze file to be rejected');
-}
+const problems = (text: string) =>
+  rejectionOf(() => parseSignatureFreeze(text, FILE), 'freeze file', 'CONTRACT_INVALID');
 
 describe('reading flake_signatures.json', () => {
   it('reads our rows with their lines and maps them to signature freezes', () => {
