@@ -2,36 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type LedgerDeps, ledgerCommand } from '../../../src/cli/commands/ledger.js';
-import type { CliIO } from '../../../src/cli/io.js';
 import { InputError } from '../../../src/errors.js';
 import { parseFlakeLedger } from '../../../src/freeze/flake-ledger.js';
+import { memoryIO } from '../../helpers/cli-io.js';
 import { GitDir, tempDir } from '../../helpers/gitdir.js';
 
 const DIGEST = 'c'.repeat(64);
-
-function fakeIO(cwd: string, env: Record<string, string | undefined> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    argv: [],
-    cwd,
-    env,
-    stdout: {
-      write: (s: string) => {
-        stdout += s;
-        return true;
-      },
-    },
-    stderr: {
-      write: (s: string) => {
-        stderr += s;
-        return true;
-      },
-    },
-    signal: new AbortController().signal,
-  };
-  return { io, out: () => stdout, err: () => stderr };
-}
 
 const base = (over: Record<string, string | null> = {}): string[] => {
   const flags: Record<string, string | null> = {
@@ -50,7 +26,7 @@ const base = (over: Record<string, string | null> = {}): string[] => {
 };
 
 async function refusal(repo: GitDir, args: string[], env = {}, deps?: LedgerDeps): Promise<InputError> {
-  const { io } = fakeIO(repo.dir, env);
+  const { io } = memoryIO(repo.dir, env);
   try {
     await ledgerCommand(args, io, deps);
   } catch (err) {
@@ -65,7 +41,7 @@ const ledgerText = (repo: GitDir, file = 'flake_ledger.json') => readFileSync(re
 describe('patchgate ledger add', () => {
   it('creates the ledger with a validated row, prints it and the commit reminder', async () => {
     const repo = GitDir.create();
-    const { io, out } = fakeIO(repo.dir);
+    const { io, out } = memoryIO(repo.dir);
     expect(await ledgerCommand(base(), io)).toBe(0);
     const text = ledgerText(repo);
     expect(parseFlakeLedger(text, 'flake_ledger.json').rules).toEqual([
@@ -89,8 +65,8 @@ describe('patchgate ledger add', () => {
 
   it('appends to an existing ledger, keeping its rows in order, from a subfolder of the repo', async () => {
     const repo = GitDir.create({ 'sub/.keep': '' });
-    await ledgerCommand(base(), fakeIO(repo.dir).io);
-    const { io, out } = fakeIO(repo.path('sub'));
+    await ledgerCommand(base(), memoryIO(repo.dir).io);
+    const { io, out } = memoryIO(repo.path('sub'));
     expect(await ledgerCommand(base({ property: 'price_feed', cause: 'EXTERNAL_IO' }), io)).toBe(0);
     const rules = parseFlakeLedger(ledgerText(repo), 'flake_ledger.json').rules;
     expect(rules.map((r) => [r.property, r.cause_class])).toEqual([
@@ -102,7 +78,7 @@ describe('patchgate ledger add', () => {
 
   it('writes to --file, creating its folder', async () => {
     const repo = GitDir.create();
-    expect(await ledgerCommand([...base(), '--file', 'ci/flakes.json'], fakeIO(repo.dir).io)).toBe(0);
+    expect(await ledgerCommand([...base(), '--file', 'ci/flakes.json'], memoryIO(repo.dir).io)).toBe(0);
     expect(existsSync(repo.path('ci/flakes.json'))).toBe(true);
   });
 
@@ -145,7 +121,7 @@ describe('patchgate ledger add', () => {
     const clock = { now: () => new Date('2026-10-05T12:00:00Z') };
     const late = await refusal(repo, base({ today: null }), {}, clock);
     expect(late.message).toMatch(/today is 2026-10-05, from the system clock/);
-    const { io } = fakeIO(repo.dir);
+    const { io } = memoryIO(repo.dir);
     expect(
       await ledgerCommand(base({ today: null }), io, { now: () => new Date('2026-10-04T23:59:59Z') }),
     ).toBe(0);
@@ -153,17 +129,17 @@ describe('patchgate ledger add', () => {
 
   it('refuses a second active CLOCK row for a property, but not after the first expired', async () => {
     const repo = GitDir.create();
-    await ledgerCommand(base({ cause: 'CLOCK', expires: '2026-09-25' }), fakeIO(repo.dir).io);
+    await ledgerCommand(base({ cause: 'CLOCK', expires: '2026-09-25' }), memoryIO(repo.dir).io);
     const before = ledgerText(repo);
     const err = await refusal(repo, base({ cause: 'CLOCK' }));
     expect(err.code).toBe('ALREADY_EXISTS');
     expect(err.message).toMatch(/already has an active CLOCK freeze for 'invoice_total': row 0/);
     expect(ledgerText(repo)).toBe(before);
     // Another cause class, or another property, is fine.
-    expect(await ledgerCommand(base({ cause: 'FLOAT_ULP' }), fakeIO(repo.dir).io)).toBe(0);
-    expect(await ledgerCommand(base({ cause: 'CLOCK', property: 'other' }), fakeIO(repo.dir).io)).toBe(0);
+    expect(await ledgerCommand(base({ cause: 'FLOAT_ULP' }), memoryIO(repo.dir).io)).toBe(0);
+    expect(await ledgerCommand(base({ cause: 'CLOCK', property: 'other' }), memoryIO(repo.dir).io)).toBe(0);
     // Once the first CLOCK row has expired it no longer counts toward the cap.
-    expect(await ledgerCommand(base({ cause: 'CLOCK', today: '2026-09-26' }), fakeIO(repo.dir).io)).toBe(0);
+    expect(await ledgerCommand(base({ cause: 'CLOCK', today: '2026-09-26' }), memoryIO(repo.dir).io)).toBe(0);
   });
 
   it('never rewrites an invalid ledger', async () => {
@@ -177,7 +153,7 @@ describe('patchgate ledger add', () => {
   it('takes the digest from the resolveDigest hook, which --digest must agree with', async () => {
     const repo = GitDir.create();
     const deps: LedgerDeps = { resolveDigest: async (p) => (p === 'invoice_total' ? DIGEST : undefined) };
-    expect(await ledgerCommand(base({ digest: null }), fakeIO(repo.dir).io, deps)).toBe(0);
+    expect(await ledgerCommand(base({ digest: null }), memoryIO(repo.dir).io, deps)).toBe(0);
     expect(parseFlakeLedger(ledgerText(repo), 'f').rules[0]?.fixture_digest).toBe(DIGEST);
     expect((await refusal(repo, base({ digest: 'd'.repeat(64) }), {}, deps)).message).toMatch(
       /does not match .*the locked digest/,
@@ -189,7 +165,7 @@ describe('patchgate ledger add', () => {
 
   it('rejects unknown flags, positionals and subcommands', async () => {
     const repo = GitDir.create();
-    const { io } = fakeIO(repo.dir);
+    const { io } = memoryIO(repo.dir);
     await expect(ledgerCommand([...base(), '--freeze-hits'], io)).rejects.toMatchObject({
       code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
     });
@@ -202,7 +178,7 @@ describe('patchgate ledger add', () => {
 
   it('refuses outside a git repository', async () => {
     const dir = tempDir();
-    const { io } = fakeIO(dir);
+    const { io } = memoryIO(dir);
     await expect(ledgerCommand(base(), io)).rejects.toMatchObject({ code: 'NOT_A_REPO' });
     expect(existsSync(path.join(dir, 'flake_ledger.json'))).toBe(false);
   });

@@ -5,27 +5,12 @@ import {
   type RandomSource,
   seedsAddArgv,
 } from '../../../src/cli/commands/explore.js';
-import type { CliIO } from '../../../src/cli/io.js';
 import { shellCommand, shellQuote } from '../../../src/cli/shell-quote.js';
+import { memoryIO } from '../../helpers/cli-io.js';
 import { GitDir } from '../../helpers/gitdir.js';
 
-function fakeIO(cwd: string) {
-  let stdout = '';
-  const io: CliIO = {
-    argv: [],
-    cwd,
-    env: { PATH: process.env.PATH },
-    stdout: {
-      write: (s: string) => {
-        stdout += s;
-        return true;
-      },
-    },
-    stderr: { write: () => true },
-    signal: new AbortController().signal,
-  };
-  return { io, out: () => stdout };
-}
+/** explore starts python3 for pytest rows: the search path is all it needs. */
+const exploreIO = (cwd: string) => memoryIO(cwd, { PATH: process.env.PATH });
 
 /** Hands out the given values in turn, recording the ranges it was asked for. */
 function pinned(values: number[]): RandomSource & { asked: [number, number][] } {
@@ -138,7 +123,7 @@ export const p = defineSeedProperty({
     });
     const runs: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const { io, out } = fakeIO(repo.dir);
+      const { io, out } = exploreIO(repo.dir);
       const code = await exploreCommand(['--runs', '2', '--json'], io, { random: pinned([42, -42]) });
       expect(code).toBe(1);
       runs.push(out());

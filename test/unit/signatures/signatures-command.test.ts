@@ -5,10 +5,10 @@ import {
   type SignaturesDeps,
   signaturesCommand,
 } from '../../../src/cli/commands/signatures.js';
-import type { CliIO } from '../../../src/cli/io.js';
 import { ContractFileError, InputError } from '../../../src/errors.js';
 import { matchFailure, parseSignatureFreeze } from '../../../src/freeze/signature-freeze.js';
 import { failureSignature } from '../../../src/signatures/signature.js';
+import { memoryIO } from '../../helpers/cli-io.js';
 import { GitDir } from '../../helpers/gitdir.js';
 
 const FILE = 'flake_signatures.json';
@@ -41,24 +41,6 @@ const TESTS: ReportTest[] = [
   },
 ];
 
-function fakeIO(cwd: string, env: Record<string, string | undefined> = {}) {
-  let stdout = '';
-  const io: CliIO = {
-    argv: [],
-    cwd,
-    env,
-    stdout: {
-      write: (s: string) => {
-        stdout += s;
-        return true;
-      },
-    },
-    stderr: { write: () => true },
-    signal: new AbortController().signal,
-  };
-  return { io, out: () => stdout };
-}
-
 function fakeReport(tests: ReportTest[] = TESTS) {
   const asked: string[] = [];
   const deps: SignaturesDeps = {
@@ -87,7 +69,7 @@ const args = (over: Record<string, string | null> = {}): string[] => {
 
 async function refusal(repo: GitDir, argv: string[], deps = fakeReport().deps): Promise<InputError> {
   try {
-    await signaturesCommand(argv, fakeIO(repo.dir).io, deps);
+    await signaturesCommand(argv, memoryIO(repo.dir).io, deps);
   } catch (err) {
     if (err instanceof InputError) return err;
     throw err;
@@ -101,7 +83,7 @@ describe('patchgate signatures add', () => {
   it('creates the file with a validated row carrying its template, and says to commit it alone', async () => {
     const repo = GitDir.create({ 'sub/.keep': '' });
     const { deps, asked } = fakeReport();
-    const { io, out } = fakeIO(repo.path('sub'));
+    const { io, out } = memoryIO(repo.path('sub'));
     expect(await signaturesCommand([...args(), '--reason', 'sandbox is slow'], io, deps)).toBe(0);
     expect(asked).toEqual([repo.path('sub/build/junit.xml')]);
 
@@ -132,7 +114,7 @@ describe('patchgate signatures add', () => {
 
   it('freezes the failure, not the name: the row covers the same failure under a new test name', async () => {
     const repo = GitDir.create();
-    await signaturesCommand(args(), fakeIO(repo.dir).io, fakeReport().deps);
+    await signaturesCommand(args(), memoryIO(repo.dir).io, fakeReport().deps);
     const freeze = parseSignatureFreeze(readFileSync(repo.path(FILE), 'utf8'), FILE);
     const renamed = 'TimeoutError: provider did not answer within 2.75s on 127.0.0.1:51999';
     expect(matchFailure(freeze, 'TimeoutError', renamed, '2026-09-20')?.example_test).toBe(SLOW);
@@ -140,8 +122,8 @@ describe('patchgate signatures add', () => {
 
   it('appends to an existing file and refuses to freeze the same failure twice', async () => {
     const repo = GitDir.create();
-    await signaturesCommand(args(), fakeIO(repo.dir).io, fakeReport().deps);
-    const { io, out } = fakeIO(repo.dir);
+    await signaturesCommand(args(), memoryIO(repo.dir).io, fakeReport().deps);
+    const { io, out } = memoryIO(repo.dir);
     expect(
       await signaturesCommand(args({ test: 'tests/test_cache.py::test_eviction' }), io, fakeReport().deps),
     ).toBe(0);
@@ -180,7 +162,7 @@ describe('patchgate signatures add', () => {
   it('gives a skip its own signature, and an xfail a different kind', async () => {
     const repo = GitDir.create();
     for (const test of ['tests/test_cache.py::test_eviction', 'tests/test_cache.py::test_ttl'])
-      expect(await signaturesCommand(args({ test }), fakeIO(repo.dir).io, fakeReport().deps)).toBe(0);
+      expect(await signaturesCommand(args({ test }), memoryIO(repo.dir).io, fakeReport().deps)).toBe(0);
     expect(rows(repo).map((r) => [r.kind, r.template])).toEqual([
       ['skipped', 'skipped|needs redis on port <PORT>'],
       ['xfailed', 'xfailed|clock drift, see #<N>'],
@@ -189,7 +171,9 @@ describe('patchgate signatures add', () => {
 
   it('writes seed-scheme rows that the seed normalizer produced', async () => {
     const repo = GitDir.create();
-    expect(await signaturesCommand(args({ scheme: 'seed' }), fakeIO(repo.dir).io, fakeReport().deps)).toBe(0);
+    expect(await signaturesCommand(args({ scheme: 'seed' }), memoryIO(repo.dir).io, fakeReport().deps)).toBe(
+      0,
+    );
     const [r] = rows(repo);
     expect(r?.scheme).toBe('seed');
     expect(r?.template).toBe('TimeoutError|TimeoutError: provider did not answer within N.Ns on N.N.N.N:N');
@@ -209,7 +193,7 @@ describe('patchgate signatures add', () => {
       /--failure must be a number from 1 to 2/,
     );
     expect(
-      await signaturesCommand(args({ test, failure: '2' }), fakeIO(repo.dir).io, fakeReport().deps),
+      await signaturesCommand(args({ test, failure: '2' }), memoryIO(repo.dir).io, fakeReport().deps),
     ).toBe(0);
     expect(rows(repo).map((r) => r.template)).toEqual(['AssertionError|AssertionError: took <DUR>']);
   });
@@ -263,7 +247,7 @@ describe('patchgate signatures add', () => {
 
   it('takes today from CI_DATE when --today is absent', async () => {
     const repo = GitDir.create();
-    const { io } = fakeIO(repo.dir, { CI_DATE: '2026-10-05' });
+    const { io } = memoryIO(repo.dir, { CI_DATE: '2026-10-05' });
     await expect(signaturesCommand(args({ today: null }), io, fakeReport().deps)).rejects.toThrow(
       /already in the past \(today is 2026-10-05, from CI_DATE\)/,
     );
@@ -272,7 +256,7 @@ describe('patchgate signatures add', () => {
   it('never rewrites an invalid freeze file', async () => {
     const repo = GitDir.create();
     writeFileSync(repo.path(FILE), '{"signatures": [{"sha256": "nope"}]}\n');
-    await expect(signaturesCommand(args(), fakeIO(repo.dir).io, fakeReport().deps)).rejects.toBeInstanceOf(
+    await expect(signaturesCommand(args(), memoryIO(repo.dir).io, fakeReport().deps)).rejects.toBeInstanceOf(
       ContractFileError,
     );
     expect(readFileSync(repo.path(FILE), 'utf8')).toBe('{"signatures": [{"sha256": "nope"}]}\n');
@@ -281,14 +265,14 @@ describe('patchgate signatures add', () => {
   it('rejects unknown flags and subcommands', async () => {
     const repo = GitDir.create();
     await expect(
-      signaturesCommand([...args(), '--name', 'x'], fakeIO(repo.dir).io, fakeReport().deps),
+      signaturesCommand([...args(), '--name', 'x'], memoryIO(repo.dir).io, fakeReport().deps),
     ).rejects.toMatchObject({
       code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
     });
-    await expect(signaturesCommand(['remove'], fakeIO(repo.dir).io, fakeReport().deps)).rejects.toThrow(
+    await expect(signaturesCommand(['remove'], memoryIO(repo.dir).io, fakeReport().deps)).rejects.toThrow(
       /unknown signatures subcommand 'remove'/,
     );
-    await expect(signaturesCommand([], fakeIO(repo.dir).io, fakeReport().deps)).rejects.toThrow(
+    await expect(signaturesCommand([], memoryIO(repo.dir).io, fakeReport().deps)).rejects.toThrow(
       /signatures needs a subcommand/,
     );
   });
