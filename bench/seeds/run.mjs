@@ -100,31 +100,35 @@ function writeProject() {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 
-async function ours(tape, config) {
+/** replayTape on `root`, timed; every replay must pass, or the figure would time something else. */
+async function timedReplay(root, rows, config) {
   const t0 = performance.now();
   const out = await replayTape({
-    root: dataDir,
-    rows: tape.rows,
+    root,
+    rows,
     config,
     env: { PATH: SEARCH_PATH },
-    logDir: path.join(dataDir, 'logs'),
+    logDir: path.join(root, 'logs'),
   });
   const ms = performance.now() - t0;
   const bad = out.replays.filter((r) => r.status !== 'pass');
-  if (bad.length > 0 || out.replays.length !== PROPERTIES * SEEDS_PER_PROPERTY) {
+  const expected = rows.reduce((n, r) => n + r.seeds.length, 0);
+  if (bad.length > 0 || out.replays.length !== expected) {
     throw new Error(`replayTape did not pass every seed: ${JSON.stringify(bad.slice(0, 3))}`);
   }
   return { ms, processes: out.processes };
 }
 
-function perSeed(tape, argv) {
+/** The seed's approach: one process per (property, seed), `run(row, seed)` giving its argv and env. */
+function perSeed(root, rows, run) {
   const t0 = performance.now();
   let processes = 0;
-  for (const row of tape.rows) {
+  for (const row of rows) {
     for (const s of row.seeds) {
+      const { argv, env } = run(row, s.seed);
       const r = spawnSync(argv[0], argv.slice(1), {
-        cwd: dataDir,
-        env: { ...process.env, PG_MODULE: `p${row.id.slice(5)}`, PG_SEED: s.seed, NO_COLOR: '1' },
+        cwd: root,
+        env: { ...process.env, ...env },
         encoding: 'utf8',
       });
       processes++;
@@ -155,12 +159,16 @@ console.log(
 console.log(
   `seeds: ${PROPERTIES} fast-check properties x ${SEEDS_PER_PROPERTY} seeds, numRuns ${NUM_RUNS}; ${RUNS} run(s), medians`,
 );
-await ours(tape, config); // warm the file cache and jiti's transform of the modules
+await timedReplay(dataDir, tape.rows, config); // warm the file cache and jiti's transform of the modules
 const oursMs = [];
-for (let i = 0; i < RUNS; i++) oursMs.push((await ours(tape, config)).ms);
+for (let i = 0; i < RUNS; i++) oursMs.push((await timedReplay(dataDir, tape.rows, config)).ms);
 // The baselines take a minute each: one run is enough to see the ratio.
-const vitestRun = perSeed(tape, vitest);
-const nodeRun = perSeed(tape, bareNode);
+const fastCheckSeed = (argv) => (row, seed) => ({
+  argv,
+  env: { PG_MODULE: `p${row.id.slice(5)}`, PG_SEED: seed, NO_COLOR: '1' },
+});
+const vitestRun = perSeed(dataDir, tape.rows, fastCheckSeed(vitest));
+const nodeRun = perSeed(dataDir, tape.rows, fastCheckSeed(bareNode));
 const o = median(oursMs);
 console.log(`  replayTape (one pool)            ${fmt(o).padStart(9)}   0 processes started`);
 console.log(
@@ -189,38 +197,27 @@ if (!skipPython) {
   }
   fs.writeFileSync(path.join(py, 'tests', 'test_props.py'), src);
   const pyTape = parseTape(JSON.stringify({ properties: rows }), 'property_seeds.json');
-  const t0 = performance.now();
-  const out = await replayTape({
-    root: py,
-    rows: pyTape.rows,
-    config,
-    env: { PATH: SEARCH_PATH },
-    logDir: path.join(py, 'logs'),
-  });
-  const batched = performance.now() - t0;
-  const failed = out.replays.filter((r) => r.status !== 'pass');
-  if (failed.length > 0) throw new Error(`pytest replay did not pass: ${JSON.stringify(failed[0])}`);
+  const batchedRun = await timedReplay(py, pyTape.rows, config);
   // The seed's replay_seeds: one `python -m pytest nodeid --hypothesis-seed=S` per (property, seed).
-  const t1 = performance.now();
-  let seedProcesses = 0;
-  for (const row of pyTape.rows) {
-    for (const s of row.seeds) {
-      const r = spawnSync(
-        'python3',
-        ['-m', 'pytest', row.nodeid, '-q', '-p', 'no:cacheprovider', `--hypothesis-seed=${s.seed}`],
-        { cwd: py, encoding: 'utf8' },
-      );
-      seedProcesses++;
-      if (r.status !== 0) throw new Error(`pytest failed: ${r.stdout}`);
-    }
-  }
-  const seedWay = performance.now() - t1;
+  const seedRun = perSeed(py, pyTape.rows, (row, seed) => ({
+    argv: [
+      'python3',
+      '-m',
+      'pytest',
+      row.nodeid,
+      '-q',
+      '-p',
+      'no:cacheprovider',
+      `--hypothesis-seed=${seed}`,
+    ],
+    env: {},
+  }));
   const distinct = new Set(pyTape.rows.flatMap((r) => r.seeds.map((s) => s.seed))).size;
   console.log(`pytest: ${PROPERTIES} Hypothesis tests x 5 seeds, ${distinct} distinct seed values`);
   console.log(
-    `  replayTape (batched by seed)     ${fmt(batched).padStart(9)}  ${out.processes.pytest} processes (distinct seeds: ${distinct})`,
+    `  replayTape (batched by seed)     ${fmt(batchedRun.ms).padStart(9)}  ${batchedRun.processes.pytest} processes (distinct seeds: ${distinct})`,
   );
   console.log(
-    `  one process per (test, seed)     ${fmt(seedWay).padStart(9)}  ${seedProcesses} processes   ratio ${(seedWay / batched).toFixed(1)}x`,
+    `  one process per (test, seed)     ${fmt(seedRun.ms).padStart(9)}  ${seedRun.processes} processes   ratio ${(seedRun.ms / batchedRun.ms).toFixed(1)}x`,
   );
 }

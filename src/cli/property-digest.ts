@@ -3,11 +3,11 @@ import { loadConfig } from '../config/load.js';
 import { Git } from '../git/git.js';
 import { findRepoRoot } from '../git/revisions.js';
 import { lockedFixtureDigests } from '../layers/fixtures/locked-digests.js';
-import { findModules } from '../layers/hits/discover.js';
 import { PropertyPool } from '../layers/hits/pool.js';
 import { HarnessClient } from '../runners/harness/client.js';
 import { PYTHON_ADAPTER_PATH } from '../runners/harness/python-adapter.js';
 import { execFile } from '../util/exec.js';
+import { findModules } from '../util/find-modules.js';
 import { scrubbedEnv } from '../util/scrub-env.js';
 import type { CliIO } from './io.js';
 

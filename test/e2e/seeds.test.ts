@@ -133,6 +133,15 @@ describe('seeds layer (built CLI, real git repos)', () => {
     expect(r.codes).toEqual(['CONTRACT_TOUCHED', 'SEED_DROPPED', 'SEED_DROPPED']);
   });
 
+  it("counts every seed as dropped when the head's tape no longer parses", async () => {
+    const repo = seedsRepo();
+    repo.write({ 'property_seeds.json': '{"properties": [' });
+    const r = await check(repo);
+    expect(r.codes).toEqual(['CONTRACT_TOUCHED', 'SEED_DROPPED', 'SEED_DROPPED']);
+    const dropped = r.card?.findings.find((f) => f.code === 'SEED_DROPPED');
+    expect(dropped?.message).toMatch(/the head has no readable tape \(property_seeds\.json does not parse/);
+  });
+
   it('stops with a located error when the base tape is invalid (exit 2, nothing replayed)', async () => {
     const repo = seedsRepo({
       properties: [{ id: 'adds_up', runner: 'fast-check', min_examples: 0, seeds: ['x'] }],

@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readContractTextIfExists } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
-import { InputError } from '../../errors.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { parseTape } from '../../layers/seeds/tape.js';
@@ -31,15 +31,6 @@ export async function seedsCommand(args: string[], io: CliIO): Promise<number> {
       throw usage('seeds needs a subcommand: patchgate seeds add <property-id> --seed S ...');
     default:
       throw usage(`unknown seeds subcommand '${sub}' (expected: add)`);
-  }
-}
-
-async function readTapeText(abs: string, file: string): Promise<string | undefined> {
-  try {
-    return await readFile(abs, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new InputError('FILE_UNREADABLE', `cannot read ${file}: ${(err as Error).message}`, { file });
   }
 }
 
@@ -87,7 +78,7 @@ async function seedsAdd(args: string[], io: CliIO): Promise<number> {
   const file = config.seeds?.tape ?? DEFAULT_TAPE;
   const abs = path.join(repoRoot, file);
 
-  const before = await readTapeText(abs, file);
+  const before = await readContractTextIfExists(repoRoot, file, 'the working tree');
   let raw: unknown;
   if (before === undefined) raw = emptyTape();
   else {

@@ -1,3 +1,5 @@
+import { brandedExports } from '../../util/branded-exports.js';
+
 /**
  * The user's API for TypeScript/JavaScript properties. A property module
  * exports definitions made with `defineProperty`, as its default export (one
@@ -32,21 +34,5 @@ export function isPropertyDefinition(value: unknown): value is BrandedProperty {
 
 /** Every definition a loaded module exports, in export order; the default export may be a list. */
 export function definitionsOf(mod: Record<string, unknown>): BrandedProperty[] {
-  const out: BrandedProperty[] = [];
-  const seen = new Set<unknown>();
-  const add = (v: unknown) => {
-    if (isPropertyDefinition(v) && !seen.has(v)) {
-      seen.add(v);
-      out.push(v);
-    }
-  };
-  const def = mod.default;
-  if (Array.isArray(def)) def.forEach(add);
-  else add(def);
-  for (const [key, v] of Object.entries(mod)) {
-    if (key === 'default') continue;
-    if (Array.isArray(v)) v.forEach(add);
-    else add(v);
-  }
-  return out;
+  return brandedExports(mod, isPropertyDefinition);
 }

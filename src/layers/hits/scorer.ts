@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
-import { findModules } from './discover.js';
+import { findModules } from '../../util/find-modules.js';
 import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
 import { type PerturbOptions, parsePath } from './perturb/index.js';

@@ -6,6 +6,7 @@
  */
 
 import { threadId } from 'node:worker_threads';
+import { errorLine } from '../../runners/pool/head-code-worker.js';
 import { createModuleLoader } from '../../util/module-loader.js';
 import { type BrandedProperty, definitionsOf } from './define-property.js';
 import type { MutantLabel, MutantOutcome, Status } from './model.js';
@@ -90,13 +91,6 @@ export interface ScoreWireResult {
   labels?: MutantLabel[];
 }
 
-// Head code's console output would interleave with the gate's own report: keep it out.
-for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table'] as const) {
-  console[method] = () => undefined;
-}
-process.stdout.write = (() => true) as typeof process.stdout.write;
-process.stderr.write = (() => true) as typeof process.stderr.write;
-
 // One loader per worker: modules stay cached for the many score tasks that follow a list.
 const jiti = createModuleLoader({ cache: true });
 const loaded = new Map<string, Promise<BrandedProperty[]>>();
@@ -125,16 +119,11 @@ function findProperty(defs: BrandedProperty[], name: string): BrandedProperty | 
   return index.get(name);
 }
 
-function oneLine(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`;
-  return (text.split('\n')[0] ?? text).slice(0, 300);
-}
-
 const FAIL = 0;
 const PASS = 1;
 type Verdict = typeof FAIL | typeof PASS;
 
-/** The text `oneLine` would give, only for its side effects: a mutant's error is not reported. */
+/** The text `errorLine` would give, only for its side effects: a mutant's error is not reported. */
 function touchError(err: unknown): void {
   if (err instanceof Error) void `${err.name}: ${err.message}`;
   else void `thrown: ${String(err)}`;
@@ -212,7 +201,7 @@ async function runCheck(
     if (result && typeof (result as PromiseLike<unknown>).then === 'function') result = await result;
     return result === false ? { status: 'fail', error: 'check returned false' } : { status: 'pass' };
   } catch (err) {
-    return { status: 'fail', error: oneLine(err) };
+    return { status: 'fail', error: errorLine(err) };
   }
 }
 
@@ -470,7 +459,7 @@ async function list(task: ListTask): Promise<ListResult> {
         else properties.push({ name: d.name, fixture: d.fixture, claims: [...d.claims], module });
       }
     } catch (err) {
-      errors.push({ module, message: `failed to load: ${oneLine(err)}` });
+      errors.push({ module, message: `failed to load: ${errorLine(err)}` });
     }
   }
   return { properties, errors };
@@ -575,7 +564,7 @@ async function scoreBatch(task: ScoreBatchTask): Promise<ScoreBatchResult> {
       }
       out.push({ runs });
     } catch (err) {
-      out.push({ error: oneLine(err) });
+      out.push({ error: errorLine(err) });
     }
   }
   return out;

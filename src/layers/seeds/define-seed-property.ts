@@ -1,4 +1,5 @@
 import type { IRawProperty, Parameters } from 'fast-check';
+import { brandedExports } from '../../util/branded-exports.js';
 
 /**
  * The user's API for fast-check properties on the seed tape: a property plus
@@ -38,17 +39,5 @@ export function isSeedProperty(value: unknown): value is BrandedSeedProperty {
 
 /** Every definition a loaded module exports, in export order; any export may be a list. */
 export function seedPropertiesOf(mod: Record<string, unknown>): BrandedSeedProperty[] {
-  const out: BrandedSeedProperty[] = [];
-  const seen = new Set<unknown>();
-  const add = (v: unknown) => {
-    if (isSeedProperty(v) && !seen.has(v)) {
-      seen.add(v);
-      out.push(v);
-    }
-  };
-  for (const v of Object.values(mod)) {
-    if (Array.isArray(v)) v.forEach(add);
-    else add(v);
-  }
-  return out;
+  return brandedExports(mod, isSeedProperty);
 }

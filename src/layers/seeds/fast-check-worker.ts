@@ -9,16 +9,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Jiti } from 'jiti';
+import { errorLine } from '../../runners/pool/head-code-worker.js';
 import { createModuleLoader } from '../../util/module-loader.js';
 import { type BrandedSeedProperty, seedPropertiesOf } from './define-seed-property.js';
 import type { TapeSeed } from './tape.js';
-
-// Head code's console output would interleave with the gate's own report: keep it out.
-for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table'] as const) {
-  console[method] = () => undefined;
-}
-process.stdout.write = (() => true) as typeof process.stdout.write;
-process.stderr.write = (() => true) as typeof process.stderr.write;
 
 export interface ListSeedTask {
   kind: 'list';
@@ -118,11 +112,6 @@ function load(l: Loader, module: string): Promise<BrandedSeedProperty[]> {
   return p;
 }
 
-function oneLine(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`;
-  return (text.split('\n')[0] ?? text).slice(0, 500);
-}
-
 function versionOf(fastCheck: string): string {
   let dir = path.dirname(fastCheck);
   for (let i = 0; i < 6; i++) {
@@ -151,7 +140,7 @@ async function list(task: ListSeedTask): Promise<ListSeedResult> {
         } else out.properties.push({ id: def.id, module });
       }
     } catch (err) {
-      out.errors.push({ module, message: oneLine(err) });
+      out.errors.push({ module, message: errorLine(err, 500) });
     }
   }
   return out;
@@ -222,14 +211,14 @@ function failure(
       via,
       message: d.interrupted
         ? 'the run was interrupted before it finished'
-        : `fast-check could not run it: ${d.errorInstance ? oneLine(d.errorInstance) : `too many skipped runs (${d.numSkips} skips)`}`,
+        : `fast-check could not run it: ${d.errorInstance ? errorLine(d.errorInstance, 500) : `too many skipped runs (${d.numSkips} skips)`}`,
     };
   }
   const shrunk = d.counterexample;
   return {
     status: 'fail',
     via,
-    message: d.errorInstance === null ? 'the predicate returned false' : oneLine(d.errorInstance),
+    message: d.errorInstance === null ? 'the predicate returned false' : errorLine(d.errorInstance, 500),
     counterexample: fc.stringify(shrunk),
     ...(jsonSafe(shrunk) ? { shrunk } : {}),
     // A path is only meaningful for the generator's own runs; an explicit example has none worth recording.

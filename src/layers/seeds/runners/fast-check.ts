@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { builtWorkerFile, HEARTBEAT_BYTES, WatchedPool } from '../../../runners/pool/watched-pool.js';
-import { findModules } from '../../hits/discover.js';
+import { findModules } from '../../../util/find-modules.js';
 import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import type { TapeRow } from '../tape.js';

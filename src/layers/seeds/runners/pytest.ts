@@ -10,12 +10,11 @@
  * a JSON report with each wanted test's outcome, its falsifying example and
  * the examples Hypothesis counted.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { describeExit } from '../../../runners/harness/process.js';
+import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { byCodePoint } from '../../../util/compare.js';
@@ -40,22 +39,8 @@ export interface PytestReplayOptions {
 }
 
 const PLUGIN_MODULE = 'patchgate_seeds';
-const PLUGIN_FILE = ['runners', 'harness', 'python', `${PLUGIN_MODULE}.py`] as const;
-
-/** Found the way python-adapter.ts finds patchgate_harness.py: `tsc` does not copy .py files into dist/. */
-function resolvePlugin(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // <root>/src/layers/seeds/runners or <root>/dist/layers/seeds/runners
-  const packageRoot = path.resolve(here, '..', '..', '..', '..');
-  const candidates = [
-    path.resolve(here, '..', '..', '..', ...PLUGIN_FILE),
-    path.join(packageRoot, 'src', ...PLUGIN_FILE),
-  ];
-  return candidates.find((c) => existsSync(c)) ?? candidates[candidates.length - 1]!;
-}
-
 /** Absolute path of `patchgate_seeds.py`; its folder goes on PYTHONPATH. */
-export const PYTEST_SEEDS_PLUGIN_PATH: string = resolvePlugin();
+export const PYTEST_SEEDS_PLUGIN_PATH: string = shippedPythonFile(`${PLUGIN_MODULE}.py`);
 
 /** pytest's exit codes that mean the session ran to its end and reported. */
 const CLEAN_EXITS = new Set([0, 1, 5]);

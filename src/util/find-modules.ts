@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { byCodePoint } from '../../util/compare.js';
+import { byCodePoint } from './compare.js';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 
