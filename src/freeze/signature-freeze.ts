@@ -3,6 +3,7 @@ import { readContractText, readContractTextIfExists } from '../config/contract-f
 import { parseJsonDocument } from '../config/documents.js';
 import { issuesToProblems } from '../config/issues.js';
 import { ContractFileError, type Problem } from '../errors.js';
+import { isGenericTemplate } from '../signatures/generic.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signatures/normalize.js';
 import { type FailureSignature, failureSignature, templateDigest } from '../signatures/signature.js';
 import { freezeDate } from './fields.js';
@@ -19,6 +20,12 @@ import { type Freeze, isExpired } from './model.js';
  * the `scheme` that normalized the message, `owner`, `reason`, `expires`,
  * `action`, and `example_test`, the test the row was recorded from (shown,
  * never matched on).
+ *
+ * A row may also name `test`: then it covers that test only. A row whose
+ * template is generic (a skip or failure with no text of its own, see
+ * `isGenericTemplate`) covers nothing unless it names its test: every
+ * message-less skip of every test has the same hash, so an unbound row would
+ * waive them all. `patchgate signatures add` binds such rows itself.
  *
  * Only `sha256` is required by the reader, so rows written by the seed's
  * script load. Such a row is an *incomplete* freeze: without an owner, an
@@ -58,6 +65,7 @@ const rowSchema = z.strictObject({
   expires: freezeDate.optional(),
   action: z.string().optional(),
   example_test: z.string().optional(),
+  test: z.string().min(1).optional(),
 });
 
 export const signatureFreezeSchema = z.strictObject({
@@ -147,8 +155,9 @@ function consistencyProblems(
     });
     const sha = typeof raw.sha256 === 'string' && SHA256_HEX.test(raw.sha256) ? raw.sha256 : undefined;
     if (sha !== undefined) {
-      const first = firstRow.get(sha);
-      if (first === undefined) firstRow.set(sha, i);
+      const key = rowKey({ sha256: sha, test: typeof raw.test === 'string' ? raw.test : undefined });
+      const first = firstRow.get(key);
+      if (first === undefined) firstRow.set(key, i);
       else {
         const line = locate(['signatures', first])?.line;
         problems.push({
@@ -230,6 +239,7 @@ function plainRow(r: SignatureRow): SignatureRow {
   if (r.expires !== undefined) out.expires = r.expires;
   if (r.action !== undefined) out.action = r.action;
   if (r.example_test !== undefined) out.example_test = r.example_test;
+  if (r.test !== undefined) out.test = r.test;
   return out;
 }
 
@@ -282,18 +292,36 @@ export function rowsMatching(freeze: SignatureFreeze, kind: string, message: str
   return out;
 }
 
-/** The first complete, unexpired row covering this failure, or undefined. */
+/** Identity of a row: its hash, and the test it is bound to when it names one. */
+export function rowKey(row: Pick<SignatureRow, 'sha256' | 'test'>): string {
+  return row.test === undefined ? row.sha256 : `${row.sha256} ${row.test}`;
+}
+
+/** Why a row whose hash matches does not cover this test, or undefined when it does. */
+export function bindingProblem(match: SignatureRowMatch, test: string): string | undefined {
+  const bound = match.row.test;
+  if (bound !== undefined) return bound === test ? undefined : `it covers only test ${bound}`;
+  if (isGenericTemplate(match.signature.template)) {
+    return `its template '${match.signature.template}' carries no text of its own, so it covers only the test it names, and it names none`;
+  }
+  return undefined;
+}
+
+/** The first complete, unexpired row covering this failure of `test`, or undefined. */
 export function matchFailure(
   freeze: SignatureFreeze,
   kind: string,
   message: string,
   today: string,
+  test: string,
 ): SignatureFreezeRow | undefined {
-  return rowsMatching(freeze, kind, message).find((m) => rowStatus(m.row, today) === 'active')?.row;
+  return rowsMatching(freeze, kind, message).find(
+    (m) => rowStatus(m.row, today) === 'active' && bindingProblem(m, test) === undefined,
+  )?.row;
 }
 
-/** Base rows (by sha256) that the head no longer has: each is a SIGNATURE_ROW_DELETED. */
+/** Base rows (by hash and bound test) that the head no longer has: each is a SIGNATURE_ROW_DELETED. */
 export function deletedRows(base: SignatureFreeze, head: SignatureFreeze): SignatureFreezeRow[] {
-  const kept = new Set(head.rows.map((r) => r.sha256));
-  return base.rows.filter((r) => !kept.has(r.sha256));
+  const kept = new Set(head.rows.map(rowKey));
+  return base.rows.filter((r) => !kept.has(rowKey(r)));
 }

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Git } from './git.js';
@@ -25,6 +25,14 @@ const KIND: Record<string, ChangeKind> = {
  * The tree the working tree would commit to: tracked changes, plus untracked
  * files git does not ignore. Built in a throw-away index so the user's own
  * index and stash are never touched.
+ *
+ * The throw-away index starts from HEAD's tree with no stat data, never from
+ * a copy of the real index: a copied index carries the real one's cached
+ * stat data under a newer mtime, so git no longer sees a file edited in the
+ * same second as the index was written (same size, same mtime) as racily
+ * clean and never rehashes it. A forged contract file written right after a
+ * commit would then pass for the committed one. Without stat data, git hashes
+ * every file's content.
  */
 export async function snapshotWorkingTree(
   git: Git,
@@ -34,10 +42,9 @@ export async function snapshotWorkingTree(
   const dir = await mkdtemp(path.join(tmpdir(), 'patchgate-index-'));
   const index = path.join(dir, 'index');
   try {
-    const realIndex = await git.out(['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-    // Starting from the real index lets git reuse its stat cache instead of rehashing every file.
-    await copyFile(realIndex, index).catch(() => undefined);
     const withIndex = { ...env, GIT_INDEX_FILE: index };
+    // HEAD's entries first, so a tracked file that matches .gitignore stays tracked.
+    await git.out(['read-tree', 'HEAD'], withIndex);
     // An excluded path that git already ignores must not be named: git refuses pathspecs for ignored paths.
     const kept: string[] = [];
     for (const e of exclude) if ((await git.try(['check-ignore', '-q', '--', e])).code !== 0) kept.push(e);

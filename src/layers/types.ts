@@ -63,6 +63,8 @@ export interface FrozenItem {
   layer: string;
   covers: string;
   cause?: string;
+  /** What the freeze matched when that is not `covers` itself, e.g. a signature template. */
+  matched?: string;
   owner: string;
   expires: string;
   action: string;

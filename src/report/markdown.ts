@@ -40,11 +40,11 @@ export function renderMarkdown(card: Scorecard): string {
     out.push('');
     out.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
     out.push('');
-    out.push('| layer | covers | cause | owner | expires | action |');
+    out.push('| layer | covers | cause or signature | owner | expires | action |');
     out.push('| --- | --- | --- | --- | --- | --- |');
     for (const z of card.frozen) {
       out.push(
-        `| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`,
+        `| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? z.matched ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`,
       );
     }
   }

@@ -45,7 +45,7 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
     lines.push(c.cyan(`frozen (${card.frozen.length}) — not counted as hits or passes:`));
     for (const z of card.frozen) {
       lines.push(
-        `  ${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
+        `  ${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''}${z.matched ? ` matched=${JSON.stringify(z.matched)}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureRepo, INVOICE, lockFor, sha256 } from '../helpers/fixture-repo.js';
@@ -243,6 +243,34 @@ describe('patchgate check (built CLI on real git repos)', () => {
     const card = scorecard(repo);
     expect(card.base.commit).toBe(branchPoint);
     expect(card.base.requested).toBe(repo.git('rev-parse', 'main'));
+  });
+
+  it('sees a same-size contract edit whose mtime matches the index (no trusted stat cache)', async () => {
+    const repo = fixtureRepo();
+    // ctime cannot be set from user space; with trustctime off (a documented git setting) the stat
+    // cache alone decides, so the race a copied index loses is reproduced on every run.
+    repo.git('config', 'core.trustctime', 'false');
+    const lock = repo.path('FIXTURE_LOCK.json');
+    const past = new Date('2020-01-01T00:00:00Z');
+    utimesSync(lock, past, past);
+    repo.git('update-index', '--refresh');
+    const original = readFileSync(lock, 'utf8');
+    const [digest] = /[0-9a-f]{64}/.exec(original) ?? [''];
+    const forged = original.replace(digest, sha256('forged'));
+    expect(forged.length).toBe(original.length);
+    writeFileSync(lock, forged);
+    utimesSync(lock, past, past);
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(1);
+    const card = scorecard(repo);
+    expect(
+      card.findings.find((f: { code: string }) => f.code === 'CONTRACT_TOUCHED')?.evidence,
+    ).toMatchObject({
+      path: 'FIXTURE_LOCK.json',
+      change: 'modified',
+      role: 'fixtures.lock',
+    });
   });
 
   it('produces the same scorecard bytes for the same inputs, timings aside', async () => {

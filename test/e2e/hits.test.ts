@@ -468,4 +468,43 @@ PROPERTIES = [P("py_total", {"lines", "total_cents"}, total)]
     const head = JSON.parse(readFileSync(repo.path('.patchgate/out/hit_report.head.json'), 'utf8'));
     expect(head[0]).toMatchObject({ property: 'sh_total', hits: ['total_cents'], false_claims: [] });
   });
+  it('stops with a config error (exit 2) naming the key and the glob when a property glob matches nothing on the base', async () => {
+    const repo = hitsRepo(
+      {
+        properties: ['properties/*.ts', 'props/**/*.property.ts'],
+        python: [{ module: 'gone.py', fixture: 'fixtures/lock.json' }],
+      },
+      { 'properties/invoice.ts': TS_INVOICE_PROPERTY },
+    );
+    const r = await check(repo);
+    expect(r.code).toBe(2);
+    expect(r.card.verdict).toBe('error');
+    expect(r.card.layers.find((l) => l.name === 'hits')?.status).toBe('error');
+    const msg = r.card.findings.find((f) => f.code === 'CONFIG_INVALID')?.message ?? '';
+    expect(msg).toContain(
+      "hits.properties[1]: the glob 'props/**/*.property.ts' matches no file in the base revision",
+    );
+    expect(msg).toContain("hits.python[0].module: 'gone.py' is not a file in the base revision");
+  });
+
+  it('stops with a config error when an enabled hits layer yields no property at all', async () => {
+    const r = await check(hitsRepo({}));
+    expect(r.code).toBe(2);
+    expect(r.card.findings[0]).toMatchObject({ code: 'CONFIG_INVALID', severity: 'error' });
+    expect(r.card.findings[0]?.message).toMatch(
+      /hits\.properties: the hits layer is on, but .* yield no property/,
+    );
+  });
+
+  it('stops with a config error when a harness lists no property on the base', async () => {
+    const repo = hitsRepo(
+      { python: [{ module: 'props.py', fixture: 'fixtures/lock.json' }] },
+      { 'props.py': 'PROPERTIES = []\n' },
+    );
+    const r = await check(repo);
+    expect(r.code).toBe(2);
+    expect(r.card.findings[0]?.message).toMatch(
+      /hits\.python\[0\]\.module: the harness of .* lists no property/,
+    );
+  });
 });

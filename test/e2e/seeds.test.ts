@@ -164,6 +164,21 @@ describe('seeds layer (built CLI, real git repos)', () => {
     );
   });
 
+  it('stops with a config error when a seeds.properties glob matches nothing on the base', async () => {
+    const repo = seedsRepo(TAPE, { ...CONFIG, seeds: { properties: ['props/*.ts', 'spec/**/*.seed.ts'] } });
+    const r = await check(repo);
+    expect(r.code).toBe(2);
+    expect(r.card?.findings[0]?.message).toContain(
+      "seeds.properties[1]: the glob 'spec/**/*.seed.ts' matches no file in the base revision",
+    );
+  });
+
+  it('stops with a config error when the seeds layer is on and the base tape records nothing', async () => {
+    const r = await check(seedsRepo({ properties: [] }));
+    expect(r.code).toBe(2);
+    expect(r.card?.findings[0]?.message).toMatch(/seeds\.tape: the seeds layer is on, but the base tape/);
+  });
+
   it('stops when the tape the config names does not exist on the base', async () => {
     const repo = GitDir.create({
       'patchgate.config.json': JSON.stringify({

@@ -128,4 +128,74 @@ describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
     expect(f?.evidence.test).toMatch(/sum\.test\.ts.*adds/);
     expect(f?.evidence.template).toMatch(/expected <N> to be <N>/);
   });
+  it('binds a frozen message-less skip to its own test: skipping another test is UNFROZEN_SKIP, the frozen one is listed', async () => {
+    const spec = (skipB: boolean) =>
+      "import { expect, it } from 'vitest';\n" +
+      "it.skip('a is parked', () => { expect(1).toBe(2); });\n" +
+      `it${skipB ? '.skip' : ''}('b adds', () => { expect(1 + 1).toBe(2); });\n`;
+    const repo = GitDir.create({
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        tests: { preset: 'vitest' },
+        signatures: {},
+      }),
+      'flake_signatures.json': '{"signatures": []}\n',
+      'package.json': '{"name": "t", "private": true, "type": "module"}\n',
+      'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
+      '.gitignore': 'node_modules\n.patchgate\n',
+      'parked.test.ts': spec(false),
+    });
+    symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
+    const first = await judge(repo);
+    const parked = first.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
+    expect(parked?.evidence.template).toBe('skipped|');
+    const id = String(parked?.evidence.test);
+    const report = repo.path('.patchgate/out/tests/head-run-1.junit.xml');
+    const add = await runCli(
+      [
+        'signatures',
+        'add',
+        '--from',
+        report,
+        '--test',
+        id,
+        '--owner',
+        'hana',
+        '--expires',
+        '2027-01-31',
+        '--action',
+        'unpark after the rates rewrite',
+        '--today',
+        '2026-12-01',
+      ],
+      { cwd: repo.dir },
+    );
+    expect(add.code).toBe(0);
+    expect(add.stdout).toContain(`covers test ${id} only`);
+    repo.commit('human: freeze the parked test');
+
+    const frozen = await judge(repo);
+    expect(frozen.card.verdict).toBe('accept');
+    expect(frozen.card.frozen).toEqual([
+      expect.objectContaining({
+        layer: 'signatures',
+        covers: id,
+        matched: 'skipped|',
+        owner: 'hana',
+        expires: '2027-01-31',
+        action: 'unpark after the rates rewrite',
+      }),
+    ]);
+    expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toMatch(
+      /\| signatures \| .*a is parked.* \| skipped\\\| \| hana \| 2027-01-31 \| unpark after the rates rewrite \|/,
+    );
+
+    repo.write({ 'parked.test.ts': spec(true) });
+    const r = await judge(repo);
+    expect(r.code).toBe(1);
+    const skips = r.card.findings.filter((f) => f.code === 'UNFROZEN_SKIP');
+    expect(skips).toHaveLength(1);
+    expect(skips[0]?.evidence.test).toMatch(/b adds/);
+    expect(skips[0]?.message).toContain(`it covers only test ${id}`);
+  });
 });

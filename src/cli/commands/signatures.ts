@@ -17,6 +17,7 @@ import {
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../../signatures/normalize.js';
+import { isGenericTemplate } from '../../signatures/generic.js';
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
 import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';
@@ -222,7 +223,10 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
   const abs = path.join(repoRoot, file);
   const { freeze, created } = await readOrCreate(abs, file);
 
-  const existing = rowsMatching(freeze, chosen.kind, chosen.message);
+  // A row bound to another test does not cover this one, so it is no reason to refuse.
+  const existing = rowsMatching(freeze, chosen.kind, chosen.message).filter(
+    (m) => m.row.test === undefined || m.row.test === test,
+  );
   const [first] = existing;
   if (first) {
     const status = rowStatus(first.row, today);
@@ -239,6 +243,7 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
     );
   }
 
+  const generic = isGenericTemplate(chosen.signature.template);
   const row: SignatureRow = {
     sha256: chosen.signature.sha256,
     template: chosen.signature.template,
@@ -249,6 +254,7 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
     expires,
     action,
     example_test: test,
+    ...(generic ? { test } : {}),
   };
   const text = formatSignatureFreeze({ rows: [...freeze.rows, row] });
   // Re-read what we are about to write: the file on disk must pass the same checks the gate applies.
@@ -260,7 +266,9 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
     `${created ? 'created' : 'updated'} ${file}: added row ${freeze.rows.length}\n${formatSignatureRow(row)}\n`,
   );
   io.stdout.write(
-    `\nRows match this signature, not the test name: a renamed test with the same failure stays frozen, a changed failure does not.\n` +
+    (generic
+      ? `\nThe signature '${chosen.signature.template}' carries no text of its own (every such ${chosen.kind} of every test has it), so the row covers test ${test} only: a renamed test needs a row of its own.\n`
+      : `\nRows match this signature, not the test name: a renamed test with the same failure stays frozen, a changed failure does not.\n`) +
       `This is the human path: commit the freeze file on its own, never inside an agent's diff:\n  git add ${file} && git commit -m "patchgate: freeze a failure signature of ${test}"\n`,
   );
   return 0;

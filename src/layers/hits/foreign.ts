@@ -76,19 +76,22 @@ async function scoreWith(
  */
 export async function scoreForeign(
   opts: ScoreForeignOptions,
-): Promise<{ properties: ScoredProperty[]; problems: SourceProblem[] }> {
+): Promise<{ properties: ScoredProperty[]; problems: SourceProblem[]; empty: string[] }> {
   const properties: ScoredProperty[] = [];
   const problems: SourceProblem[] = [];
+  const empty: string[] = [];
   const harnesses = [
-    ...opts.sources.python.map((p) => ({
+    ...opts.sources.python.map((p, i) => ({
       command: [p.python, PYTHON_ADAPTER_PATH, p.module],
       fixture: p.fixture,
       source: p.module,
+      key: `hits.python[${i}].module`,
     })),
-    ...opts.sources.harnesses.map((h) => ({
+    ...opts.sources.harnesses.map((h, i) => ({
       command: h.command,
       fixture: h.fixture,
       source: h.command.join(' '),
+      key: `hits.harnesses[${i}].command`,
     })),
   ];
 
@@ -112,6 +115,7 @@ export async function scoreForeign(
         signal: opts.signal,
       });
       const listed = await client.list();
+      if (listed.length === 0) empty.push(h.key);
       for (const p of listed) {
         const info: PropertyInfo = {
           name: p.name,
@@ -168,5 +172,5 @@ export async function scoreForeign(
       await checker.close();
     }
   }
-  return { properties, problems };
+  return { properties, problems, empty };
 }

@@ -1,3 +1,4 @@
+import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
@@ -32,6 +33,10 @@ export const hitsLayer: Layer = {
   async run(ctx: LayerContext) {
     const hits = ctx.config.hits;
     if (!hits) return { findings: [] };
+    await assertSourcesFound(ctx.base.root, ctx.configFile, [
+      ...hits.properties.map((g, i) => ({ key: `hits.properties[${i}]`, kind: 'glob' as const, value: g })),
+      ...hits.python.map((p, i) => ({ key: `hits.python[${i}].module`, kind: 'file' as const, value: p.module })),
+    ]);
     const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
     const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
     const childEnv = scrubbedEnv(ctx.env);
@@ -42,6 +47,21 @@ export const hitsLayer: Layer = {
     try {
       const common = { hits, pool, locked: lockedSet, childEnv, signal: ctx.signal };
       base = await scoreRevision({ ...common, side: 'base', root: ctx.base.root });
+      if (base.emptySources.length > 0) {
+        throw nothingConfigured(
+          ctx.configFile,
+          base.emptySources[0] as string,
+          `the harness of ${base.emptySources.join(', ')} lists no property in the base revision`,
+        );
+      }
+      if (base.properties.length === 0 && base.problems.length === 0) {
+        const keys = ['hits.properties', 'hits.python', 'hits.harnesses', 'hits.commands'];
+        throw nothingConfigured(
+          ctx.configFile,
+          'hits.properties',
+          `the hits layer is on, but ${keys.join(', ')} yield no property in the base revision`,
+        );
+      }
       head = await scoreRevision({ ...common, side: 'head', root: ctx.head.root });
     } finally {
       await pool.close();

@@ -30,6 +30,8 @@ export interface RevisionScore {
   side: 'base' | 'head';
   properties: ScoredProperty[];
   problems: SourceProblem[];
+  /** Config keys of harnesses that answered `list` with no property. */
+  emptySources: string[];
 }
 
 export interface ScoreRevisionOptions {
@@ -173,7 +175,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   properties.push(...scoredForeign.properties);
 
   properties.sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
-  return { side: opts.side, properties, problems };
+  return { side: opts.side, properties, problems, emptySources: scoredForeign.empty };
 }
 
 /** How many tasks each worker gets: more balances uneven properties, fewer saves round trips. */

@@ -1,3 +1,4 @@
+import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { asPatchgateError } from '../../errors.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
@@ -95,6 +96,18 @@ export const seedsLayer: Layer = {
     const cfg = ctx.config.seeds;
     if (!cfg) return { findings: [] };
     const tape = await readTape(ctx.base.root, cfg.tape, 'the base revision');
+    await assertSourcesFound(
+      ctx.base.root,
+      ctx.configFile,
+      cfg.properties.map((g, i) => ({ key: `seeds.properties[${i}]`, kind: 'glob' as const, value: g })),
+    );
+    if (tape.rows.length === 0) {
+      throw nothingConfigured(
+        ctx.configFile,
+        'seeds.tape',
+        `the seeds layer is on, but the base tape ${cfg.tape} records no property (add rows with \`patchgate seeds add\`)`,
+      );
+    }
     let head: Tape | undefined;
     let headProblem: string | undefined;
     try {

@@ -2,6 +2,7 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PatchgateConfig } from '../../config/schema.js';
 import {
+  bindingProblem,
   deletedRows,
   matchFailure,
   readSignatureFreeze,
@@ -10,7 +11,7 @@ import {
 } from '../../freeze/signature-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
-import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
+import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 
 const LAYER = 'signatures';
 
@@ -18,19 +19,22 @@ function f(code: Finding['code'], message: string, evidence: Record<string, unkn
   return { code, layer: LAYER, severity: 'reject', message, evidence };
 }
 
-/** Why a matching row did not cover the failure, for the message. */
+/** Why the rows whose hash matches did not cover this failure of `test`, for the message. */
 function nearMiss(
   freeze: Parameters<typeof rowsMatching>[0],
   kind: string,
   message: string,
   today: string,
+  test: string,
 ): string {
   const near = rowsMatching(freeze, kind, message)[0];
   if (!near) return '';
   const status = rowStatus(near.row, today);
-  return status === 'expired'
-    ? ` (row ${near.row.index} matches but expired on ${near.row.expires})`
-    : ` (row ${near.row.index} matches but is incomplete: it needs an owner, an expiry and an action)`;
+  if (status === 'expired') return ` (row ${near.row.index} matches but expired on ${near.row.expires})`;
+  if (status === 'incomplete')
+    return ` (row ${near.row.index} matches but is incomplete: it needs an owner, an expiry and an action)`;
+  const unbound = bindingProblem(near, test);
+  return unbound ? ` (row ${near.row.index} matches the signature, but ${unbound})` : '';
 }
 
 /**
@@ -75,15 +79,32 @@ export const signaturesLayer: Layer = {
     }
 
     const run = await ctx.tests.headRun(0);
+    const frozen: FrozenItem[] = [];
     const check = (
       t: TestOutcome,
       kind: string,
       message: string,
       code: 'UNKNOWN_FAILURE_SIGNATURE' | 'UNFROZEN_SKIP',
     ) => {
-      if (matchFailure(freeze, kind, message, ctx.today)) return;
       const sig = failureSignature(kind, message, cfg.scheme);
-      const why = nearMiss(freeze, kind, message, ctx.today);
+      const row = matchFailure(freeze, kind, message, ctx.today, t.id);
+      if (row) {
+        // A waived failure is still shown: an accept must say what it did not count.
+        frozen.push({
+          layer: LAYER,
+          covers: t.id,
+          matched: row.template ?? `${kind}|…`,
+          owner: row.owner ?? '',
+          expires: row.expires ?? '',
+          action: row.action ?? '',
+          source:
+            row.line === undefined
+              ? { file: cfg.freeze, index: row.index }
+              : { file: cfg.freeze, index: row.index, line: row.line },
+        });
+        return;
+      }
+      const why = nearMiss(freeze, kind, message, ctx.today, t.id);
       findings.push(
         f(
           code,
@@ -98,6 +119,7 @@ export const signaturesLayer: Layer = {
             message,
             file: t.file,
             freeze: cfg.freeze,
+            next: `if this is a known failure, a human freezes it: patchgate signatures add --from <report.xml> --test '${t.id}' --owner WHO --expires YYYY-MM-DD --action TEXT`,
           },
         ),
       );
@@ -113,6 +135,6 @@ export const signaturesLayer: Layer = {
         check(t, skipKind(t.skipped, t.status), t.skipped?.message ?? '', 'UNFROZEN_SKIP');
       }
     }
-    return { findings };
+    return { findings, frozen };
   },
 };

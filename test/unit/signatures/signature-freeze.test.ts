@@ -133,7 +133,7 @@ describe('reading flake_signatures.json', () => {
           { ...good, sha256: good.sha256.toUpperCase() },
           row({ scheme: 'python' as SignatureScheme }, { message: 'b' }),
           row({ expires: '2026-02-30' }, { message: 'c' }),
-          { ...row({}, { message: 'd' }), test: 'tests/x.py::y' },
+          { ...row({}, { message: 'd' }), test_id: 'tests/x.py::y' },
           { sha256: 'not-a-hash' },
         ],
       },
@@ -154,7 +154,7 @@ describe('reading flake_signatures.json', () => {
         /^flake_signatures\.json:32:18: signatures\[2\]\.expires: expected a date such as 2026-10-04, got '2026-02-30', which is not a real calendar date\.$/,
       ),
       expect.stringMatching(
-        /^flake_signatures\.json:46:7: signatures\[3\]\.test: unknown key 'test'; expected only 'sha256', 'template', .*'example_test'\.$/,
+        /^flake_signatures\.json:46:7: signatures\[3\]\.test_id: unknown key 'test_id'; expected only 'sha256', 'template', .*'example_test', 'test'\.$/,
       ),
       expect.stringMatching(
         /^flake_signatures\.json:49:17: signatures\[4\]\.sha256: expected a SHA-256 digest .* got 'not-a-hash'\.$/,
@@ -231,28 +231,42 @@ describe('reading flake_signatures.json', () => {
 describe('matchFailure', () => {
   it('finds the covering row by signature alone, whatever the test is called now', () => {
     const f = freezeOf(row({}, { message: 'unrelated' }), row());
-    const hit = matchFailure(f, KIND, 'timeout after 2.25s talking to 127.0.0.1:61000 (attempt 7)', TODAY);
+    const hit = matchFailure(
+      f,
+      KIND,
+      'timeout after 2.25s talking to 127.0.0.1:61000 (attempt 7)',
+      TODAY,
+      'tests/test_renamed.py::test_any',
+    );
     expect(hit?.index).toBe(1);
     expect(hit?.example_test).toBe('tests/test_provider.py::test_timeout_on_slow_provider');
   });
 
   it('does not cover a changed message or a different kind', () => {
     const f = freezeOf(row());
-    expect(matchFailure(f, KIND, 'timeout after 1.5s talking to the cache', TODAY)).toBeUndefined();
-    expect(matchFailure(f, 'TimeoutError', MSG, TODAY)).toBeUndefined();
+    expect(
+      matchFailure(
+        f,
+        KIND,
+        'timeout after 1.5s talking to the cache',
+        TODAY,
+        'tests/test_renamed.py::test_any',
+      ),
+    ).toBeUndefined();
+    expect(matchFailure(f, 'TimeoutError', MSG, TODAY, 'tests/test_renamed.py::test_any')).toBeUndefined();
   });
 
   it('holds through the expiry day and lapses the day after', () => {
     const f = freezeOf(row({ expires: TODAY }));
-    expect(matchFailure(f, KIND, MSG, TODAY)?.index).toBe(0);
-    expect(matchFailure(f, KIND, MSG, '2026-09-21')).toBeUndefined();
+    expect(matchFailure(f, KIND, MSG, TODAY, 'tests/test_renamed.py::test_any')?.index).toBe(0);
+    expect(matchFailure(f, KIND, MSG, '2026-09-21', 'tests/test_renamed.py::test_any')).toBeUndefined();
     expect(rowsMatching(f, KIND, MSG).map((m) => m.row.index)).toEqual([0]);
   });
 
   it('never lets an incomplete row cover, but still finds it for the report', () => {
     const sig = failureSignature(KIND, MSG, 'patchgate');
     const f = freezeOf({ sha256: sig.sha256, template: sig.template, owner: 'x', expires: '2030-01-01' });
-    expect(matchFailure(f, KIND, MSG, TODAY)).toBeUndefined();
+    expect(matchFailure(f, KIND, MSG, TODAY, 'tests/test_renamed.py::test_any')).toBeUndefined();
     const [m] = rowsMatching(f, KIND, MSG);
     expect(m?.signature).toEqual(sig);
     expect(missingFields(m!.row)).toEqual(['action']);
@@ -264,13 +278,25 @@ describe('matchFailure', () => {
     const seedRow = row({}, { kind: 'Error', message: pointerA, scheme: 'seed' });
     const ourRow = row({}, { kind: 'Error', message: pointerA, scheme: 'patchgate' });
     const seedOnly = freezeOf(seedRow);
-    expect(matchFailure(seedOnly, 'Error', pointerA, TODAY)?.scheme).toBe('seed');
+    expect(matchFailure(seedOnly, 'Error', pointerA, TODAY, 'tests/test_renamed.py::test_any')?.scheme).toBe(
+      'seed',
+    );
     // The seed's digit-first normalizer tells two addresses apart; ours does not.
-    expect(matchFailure(seedOnly, 'Error', pointerB, TODAY)).toBeUndefined();
-    expect(matchFailure(freezeOf(ourRow), 'Error', pointerB, TODAY)?.scheme).toBe('patchgate');
+    expect(
+      matchFailure(seedOnly, 'Error', pointerB, TODAY, 'tests/test_renamed.py::test_any'),
+    ).toBeUndefined();
+    expect(
+      matchFailure(freezeOf(ourRow), 'Error', pointerB, TODAY, 'tests/test_renamed.py::test_any')?.scheme,
+    ).toBe('patchgate');
     // A seed-hashed row labelled as ours covers nothing: the label decides.
     expect(
-      matchFailure(freezeOf({ ...seedRow, scheme: 'patchgate' }), 'Error', pointerA, TODAY),
+      matchFailure(
+        freezeOf({ ...seedRow, scheme: 'patchgate' }),
+        'Error',
+        pointerA,
+        TODAY,
+        'tests/test_renamed.py::test_any',
+      ),
     ).toBeUndefined();
   });
 
@@ -283,6 +309,53 @@ describe('matchFailure', () => {
     const viaOurs = rowsMatching(freezeOf(bare('patchgate')), KIND, MSG);
     expect(viaSeed.map((m) => m.scheme)).toEqual(['seed']);
     expect(viaOurs.map((m) => m.scheme)).toEqual(['patchgate']);
+  });
+});
+
+describe('generic templates bind a row to its test', () => {
+  const skip = (over: Partial<SignatureRow> = {}, message = '') =>
+    row({ template: undefined, ...over }, { kind: 'skipped', message });
+
+  it('an unbound row for a message-less skip covers no test at all', () => {
+    const f = freezeOf(skip());
+    expect(matchFailure(f, 'skipped', '', TODAY, 'sum.test.ts::adds')).toBeUndefined();
+    // It is still found, so a finding can say why it did not cover.
+    expect(rowsMatching(f, 'skipped', '')).toHaveLength(1);
+  });
+
+  it('a bound row covers its own test and no other, even with the same empty message', () => {
+    const f = freezeOf(skip({ test: 'sum.test.ts::adds' }));
+    expect(matchFailure(f, 'skipped', '', TODAY, 'sum.test.ts::adds')?.index).toBe(0);
+    expect(matchFailure(f, 'skipped', '', TODAY, 'sum.test.ts::subtracts')).toBeUndefined();
+  });
+
+  it('treats runner boilerplate as no text: "This test was disabled.", "unconditional skip"', () => {
+    for (const message of [
+      'This test was disabled.',
+      'unconditional skip',
+      'Skipped',
+      'collection skipped',
+    ]) {
+      const f = freezeOf(skip({}, message));
+      expect(matchFailure(f, 'skipped', message, TODAY, 'a::b'), message).toBeUndefined();
+    }
+  });
+
+  it('still lets a row with a real reason cover a renamed test', () => {
+    const f = freezeOf(skip({}, 'MPI is not available'));
+    expect(matchFailure(f, 'skipped', 'MPI is not available', TODAY, 'renamed::test')?.index).toBe(0);
+  });
+
+  it('allows one generic signature frozen for two tests, but not twice for the same test', () => {
+    expect(freezeOf(skip({ test: 'a::one' }), skip({ test: 'a::two' })).rows).toHaveLength(2);
+    const text = formatSignatureFreeze({ rows: [skip({ test: 'a::one' }), skip({ test: 'a::one' })] });
+    expect(problems(text).join('\n')).toMatch(/signatures\[1\]\.sha256: duplicates row 0/);
+  });
+
+  it('reports a deleted binding as a deleted row', () => {
+    const base = freezeOf(skip({ test: 'a::one' }), skip({ test: 'a::two' }));
+    const head = freezeOf(skip({ test: 'a::one' }));
+    expect(deletedRows(base, head).map((r) => r.test)).toEqual(['a::two']);
   });
 });
 

@@ -117,7 +117,10 @@ describe('patchgate signatures add', () => {
     await signaturesCommand(args(), memoryIO(repo.dir).io, fakeReport().deps);
     const freeze = parseSignatureFreeze(readFileSync(repo.path(FILE), 'utf8'), FILE);
     const renamed = 'TimeoutError: provider did not answer within 2.75s on 127.0.0.1:51999';
-    expect(matchFailure(freeze, 'TimeoutError', renamed, '2026-09-20')?.example_test).toBe(SLOW);
+    expect(
+      matchFailure(freeze, 'TimeoutError', renamed, '2026-09-20', 'tests/test_renamed.py::test_any')
+        ?.example_test,
+    ).toBe(SLOW);
   });
 
   it('appends to an existing file and refuses to freeze the same failure twice', async () => {
