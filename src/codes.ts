@@ -59,6 +59,16 @@ export const REASON_CODES = {
   CHECK_TIMEOUT:
     "A property's check did not return within the per-check timeout and was stopped. The property cannot be scored; a hang is never a pass.",
   BASELINE_FAIL: 'A property fails on its own locked fixture; hits mean nothing until it passes there.',
+  TESTS_TIMEOUT:
+    'A run of the test command did not finish within tests.timeoutMs and was killed with everything it started. A run that never finished is no evidence (verdict error); the finding carries the last lines of its output and its log files.',
+  TESTS_NO_REPORT:
+    'A run of the test command wrote no JUnit report (it crashed before reporting, or the command does not write one where the preset expects it). No report is never read as "no failures" (verdict error).',
+  TESTS_RUN_FAILED:
+    "A run of the test command ran no test: the runner stopped with a usage or collection error, or the suite is empty. A run that ran nothing is never evidence that a test passed, or that it does not exist (verdict error); the finding carries the runner's own error lines.",
+  JUNIT_INVALID:
+    'A JUnit report could not be read: not well-formed XML, not JUnit, or unsafe (a DOCTYPE, which could pull in external entities). A report that cannot be read is never evidence (verdict error); the finding names the file, line and column.',
+  SETUP_FAILED:
+    'The tests.setup command (e.g. npm ci) could not start, failed or timed out in a temporary worktree, so its tests cannot run (verdict error). The finding carries the first and last lines of its output; fix the install, or the setup command in the base config.',
   CONFIG_INVALID:
     'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',
   INTERNAL_ERROR:

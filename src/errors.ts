@@ -30,7 +30,9 @@ export type ErrorCode =
   | 'SUBSET_UNSUPPORTED'
   | 'SPAWN_FAILED'
   | 'SETUP_FAILED'
-  | 'TESTS_NO_REPORT';
+  | 'TESTS_NO_REPORT'
+  | 'TESTS_TIMEOUT'
+  | 'TESTS_RUN_FAILED';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;

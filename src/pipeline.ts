@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isReasonCode } from './codes.js';
 import { loadConfig } from './config/load.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
@@ -88,8 +89,11 @@ const systemClock: Clock = { now: () => performance.now() };
 
 function errorFinding(layer: string, err: unknown): Finding {
   const e = asPatchgateError(err);
+  // An error whose code is a reason code of its own (a test run that timed out, an unreadable report)
+  // keeps it: calling it CONFIG_INVALID would send the user to the wrong file.
+  const code = e.kind === 'internal' ? 'INTERNAL_ERROR' : isReasonCode(e.code) ? e.code : 'CONFIG_INVALID';
   return {
-    code: e.kind === 'internal' ? 'INTERNAL_ERROR' : 'CONFIG_INVALID',
+    code,
     layer,
     severity: 'error',
     message: e.message,

@@ -30,15 +30,51 @@ async function isShallow(git: Git): Promise<boolean> {
   return r.stdout.trim() === 'true';
 }
 
+/**
+ * Commands that bring a missing revision into a shallow clone, in the order
+ * to run them. Each one is run by a test: a hint that fails is worse than none.
+ * A remote branch (`origin/main`) is fetched by its full refspec, because a
+ * single-branch CI clone's default refspec would not update it.
+ */
+async function fetchCommands(
+  git: Git,
+  ref: string | undefined,
+): Promise<{ commands: string[]; thenUse?: string }> {
+  const remotes = (await git.try(['remote'])).stdout.split('\n').filter((r) => r !== '');
+  const remote = remotes.includes('origin') ? 'origin' : remotes[0];
+  if (remote === undefined) return { commands: ['git fetch --unshallow'] };
+  const commands = [`git fetch --unshallow ${remote}`];
+  if (ref === undefined) return { commands };
+  const slash = ref.indexOf('/');
+  const named = slash > 0 ? ref.slice(0, slash) : undefined;
+  if (named !== undefined && remotes.includes(named)) {
+    const branch = ref.slice(slash + 1);
+    commands.push(`git fetch ${named} +refs/heads/${branch}:refs/remotes/${named}/${branch}`);
+    return { commands };
+  }
+  if (/^[0-9a-f]{7,64}$/i.test(ref)) {
+    commands.push(`git fetch ${remote} ${ref}`);
+    return { commands };
+  }
+  // A branch name that is not here locally: fetched as the remote's branch, which is then what to pass.
+  commands.push(`git fetch ${remote} +refs/heads/${ref}:refs/remotes/${remote}/${ref}`);
+  return { commands, thenUse: `${remote}/${ref}` };
+}
+
+function shownCommands(commands: readonly string[]): string {
+  return commands.map((c) => `\`${c}\``).join(', then ');
+}
+
 async function resolveCommit(git: Git, ref: string, what: 'base' | 'head'): Promise<string> {
   if (ref.startsWith('-')) throw new InputError('USAGE', `--${what} must be a revision, got '${ref}'`);
   const r = await git.try(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (r.code === 0) return r.stdout.trim();
   if (await isShallow(git)) {
+    const { commands, thenUse } = await fetchCommands(git, ref);
     throw new InputError(
       'SHALLOW_HISTORY',
-      `${what} revision '${ref}' is not in this shallow clone. Fetch it first, e.g. \`git fetch --unshallow\` or \`git fetch origin ${ref}\` (in CI: checkout with fetch-depth: 0).`,
-      { ref },
+      `${what} revision '${ref}' is not in this shallow clone. Fetch it first: ${shownCommands(commands)}${thenUse ? `, and pass --${what} ${thenUse}` : ''} (in CI: check out with fetch-depth: 0).`,
+      { ref, commands },
     );
   }
   throw new InputError(
@@ -71,10 +107,11 @@ export async function resolveRevisions(
   const mb = await g.try(['merge-base', baseRequested, headCommit]);
   if (mb.code !== 0 || mb.stdout.trim() === '') {
     if (await isShallow(g)) {
+      const { commands } = await fetchCommands(g, undefined);
       throw new InputError(
         'SHALLOW_HISTORY',
-        `the merge-base of '${base}' and ${head ?? 'HEAD'} is not in this shallow clone. Fetch more history, e.g. \`git fetch --unshallow\` or \`git fetch --deepen=100\` (in CI: checkout with fetch-depth: 0).`,
-        { base, head: head ?? 'HEAD' },
+        `the merge-base of '${base}' and ${head ?? 'HEAD'} is not in this shallow clone. Fetch the history: ${shownCommands(commands)} (in CI: check out with fetch-depth: 0).`,
+        { base, head: head ?? 'HEAD', commands },
       );
     }
     throw new InputError(

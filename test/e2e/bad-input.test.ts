@@ -39,17 +39,65 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(r.stderr).toContain("unknown base revision 'no-such-branch'");
   });
 
-  it('in a shallow clone that lacks the base commit, saying how to fetch it', async () => {
+  it('in a shallow clone that lacks the base commit, suggesting fetch commands that work', async () => {
+    // The CI shape: a single-branch, depth-1 clone of the agent's branch, judged against origin/main.
     const origin = fixtureRepo();
-    const base = origin.head();
-    origin.write({ 'src/a.ts': '1' });
-    origin.commit('second');
-    const clone = tempDir();
-    new GitDir(clone).git('clone', '-q', '--depth', '1', `file://${origin.dir}`, 'c');
-    const r = await runCli(['check', '--base', base], { cwd: path.join(clone, 'c') });
+    origin.git('checkout', '-q', '-b', 'agent');
+    origin.write({ 'src/a.ts': 'export const a = 1;\n' });
+    origin.commit('agent: second');
+    origin.write({ 'src/a.ts': 'export const a = 2;\n' });
+    origin.commit('agent: third');
+    const parent = tempDir();
+    new GitDir(parent).git('clone', '-q', '--depth', '1', '--branch', 'agent', `file://${origin.dir}`, 'c');
+    const clone = new GitDir(path.join(parent, 'c'));
+
+    for (const base of ['origin/main', 'main', origin.git('rev-parse', 'main')]) {
+      const r = await runCli(['check', '--base', base], { cwd: clone.dir });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('shallow clone');
+      const commands = [...r.stderr.matchAll(/`(git [^`]+)`/g)].map((m) => m[1] as string);
+      expect(commands.length).toBeGreaterThan(0);
+      if (base === 'origin/main') {
+        expect(commands).toEqual([
+          'git fetch --unshallow origin',
+          'git fetch origin +refs/heads/main:refs/remotes/origin/main',
+        ]);
+      }
+      if (base === 'main') expect(r.stderr).toContain('pass --base origin/main');
+    }
+    // Every suggested command must run as written; afterwards the gate can judge the patch.
+    const r = await runCli(['check', '--base', 'origin/main'], { cwd: clone.dir });
+    for (const command of [...r.stderr.matchAll(/`(git [^`]+)`/g)].map((m) => m[1] as string)) {
+      clone.git(...command.split(' ').slice(1));
+    }
+    const after = await runCli(['check', '--base', 'origin/main'], { cwd: clone.dir });
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
+  });
+
+  it('in a shallow clone whose merge-base is missing, suggesting a fetch that works', async () => {
+    const origin = fixtureRepo();
+    origin.git('checkout', '-q', '-b', 'agent');
+    for (const n of [1, 2, 3]) {
+      origin.write({ 'src/a.ts': `export const a = ${n};\n` });
+      origin.commit(`agent: ${n}`);
+    }
+    origin.git('checkout', '-q', 'main');
+    origin.write({ 'src/b.ts': 'export const b = 1;\n' });
+    origin.commit('main moves on');
+    const parent = tempDir();
+    new GitDir(parent).git('clone', '-q', '--depth', '1', '--no-single-branch', `file://${origin.dir}`, 'c');
+    const clone = new GitDir(path.join(parent, 'c'));
+    clone.git('checkout', '-q', 'agent');
+    const r = await runCli(['check', '--base', 'origin/main'], { cwd: clone.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('shallow clone');
-    expect(r.stderr).toContain('git fetch --unshallow');
+    expect(r.stderr).toContain('merge-base');
+    const commands = [...r.stderr.matchAll(/`(git [^`]+)`/g)].map((m) => m[1] as string);
+    expect(commands).toEqual(['git fetch --unshallow origin']);
+    for (const command of commands) clone.git(...command.split(' ').slice(1));
+    const after = await runCli(['check', '--base', 'origin/main'], { cwd: clone.dir });
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
   });
 
   it('with a base that has no common history with the head', async () => {

@@ -16,8 +16,8 @@ import {
 } from '../../freeze/signature-freeze.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
-import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../../signatures/normalize.js';
 import { isGenericTemplate } from '../../signatures/generic.js';
+import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../../signatures/normalize.js';
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
 import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';

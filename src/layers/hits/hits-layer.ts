@@ -35,7 +35,11 @@ export const hitsLayer: Layer = {
     if (!hits) return { findings: [] };
     await assertSourcesFound(ctx.base.root, ctx.configFile, [
       ...hits.properties.map((g, i) => ({ key: `hits.properties[${i}]`, kind: 'glob' as const, value: g })),
-      ...hits.python.map((p, i) => ({ key: `hits.python[${i}].module`, kind: 'file' as const, value: p.module })),
+      ...hits.python.map((p, i) => ({
+        key: `hits.python[${i}].module`,
+        kind: 'file' as const,
+        value: p.module,
+      })),
     ]);
     const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
     const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');

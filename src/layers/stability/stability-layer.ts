@@ -2,6 +2,7 @@ import type { PatchgateConfig } from '../../config/schema.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
+import type { TestIdParts } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 
@@ -60,21 +61,30 @@ export const stabilityLayer: Layer = {
     const frozen: FrozenItem[] = [];
     if (flaky.length === 0) return { findings };
 
-    const subset = flaky.map(([, e]) => ({
-      suite: e.parts.suite,
-      classname: e.parts.classname,
-      name: e.parts.name,
-      ...(e.parts.file ? { file: e.parts.file } : {}),
-    }));
+    // Rerun on the base by what exists there: a test whose file the base lacks is new (and asking the base
+    // runner for it would make it run nothing at all); a rerun that runs nothing is an error, never absence.
+    const newOnHead = new Set<string>();
+    const subset: TestIdParts[] = [];
+    for (const [id, e] of flaky) {
+      const parts: TestIdParts = {
+        suite: e.parts.suite,
+        classname: e.parts.classname,
+        name: e.parts.name,
+        ...(e.parts.file ? { file: e.parts.file } : {}),
+      };
+      if ((await tests.baseHasTestFile(parts)) === false) newOnHead.add(id);
+      else subset.push(parts);
+    }
     const baseRuns: SuiteRun[] = [];
-    for (let i = 0; i < cfg.runs; i++) baseRuns.push(await tests.baseRun(subset));
+    if (subset.length > 0) for (let i = 0; i < cfg.runs; i++) baseRuns.push(await tests.baseRun(subset));
     const base = outcomesById(baseRuns);
 
     for (const [id, entry] of flaky) {
-      const onBase = base.get(id)?.results;
+      const onBase = newOnHead.has(id) ? undefined : base.get(id)?.results;
       const evidence = {
         test: id,
         file: entry.parts.file,
+        ...(newOnHead.has(id) ? { base: 'its file does not exist in the base revision' } : {}),
         headRuns: entry.results,
         baseRuns: onBase ?? null,
         runs: cfg.runs,

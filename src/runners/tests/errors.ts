@@ -14,7 +14,13 @@ export type TestRunErrorCode =
   /** The test command could not be started at all (not found, not executable, bad cwd). */
   | 'SPAWN_FAILED'
   /** The worktree setup command could not start, exited non-zero, or timed out. */
-  | 'SETUP_FAILED';
+  | 'SETUP_FAILED'
+  /** A test run did not finish within `tests.timeoutMs`. */
+  | 'TESTS_TIMEOUT'
+  /** A test run wrote no JUnit report. */
+  | 'TESTS_NO_REPORT'
+  /** A test run ran no test: a usage error, a collection error, an empty suite. */
+  | 'TESTS_RUN_FAILED';
 
 export class TestRunError extends Error {
   readonly code: TestRunErrorCode;

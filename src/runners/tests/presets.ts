@@ -44,6 +44,8 @@ export interface TestPreset {
   junitFrom?: string;
   /** The arguments that take the place of `{tests}` to run only these tests. */
   subsetArgs(ids: TestIdParts[]): string[];
+  /** The repo-relative file a test lives in, when the runner's ids tell; the JUnit `file` attribute otherwise. */
+  testFile?(id: TestIdParts): string | undefined;
 }
 
 export interface TestCommandConfig {
@@ -176,6 +178,8 @@ const presets: TestPreset[] = [
       '{tests}',
     ],
     subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => vitestNamePattern(id.name)))],
+    // Vitest's JUnit classname is the test file, relative to the project root.
+    testFile: (id) => id.file ?? (id.classname !== '' ? id.classname : undefined),
   },
   {
     name: 'jest',
@@ -216,6 +220,10 @@ const presets: TestPreset[] = [
       '{tests}',
     ],
     subsetArgs: (ids) => unique(ids.map(pytestNodeId)),
+    testFile: (id) => {
+      const nodeid = pytestNodeId(id);
+      return nodeid.includes('::') ? nodeid.slice(0, nodeid.indexOf('::')) : undefined;
+    },
   },
   {
     name: 'go',
@@ -254,6 +262,13 @@ const presets: TestPreset[] = [
 ];
 
 export const TEST_PRESETS: ReadonlyMap<string, TestPreset> = new Map(presets.map((p) => [p.name, p]));
+
+/** The file a test of this preset lives in, or undefined when its id does not say. */
+export function testFileOf(presetName: string | undefined, id: TestIdParts): string | undefined {
+  const preset = TEST_PRESETS.get(presetName ?? 'generic');
+  const file = preset?.testFile ? preset.testFile(id) : id.file;
+  return file === undefined || file === '' ? undefined : file.replace(/\\/g, '/');
+}
 
 export function presetNames(): string[] {
   return [...TEST_PRESETS.keys()];

@@ -1,11 +1,16 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { TestsConfig } from '../../config/schema.js';
-import { InputError } from '../../errors.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
-import { resolveTestCommand, type TestIdParts } from './presets.js';
+import { checkRepoPath } from '../../util/repo-path.js';
+import { TestRunError } from './errors.js';
+import { outputTail } from './output-tail.js';
+import { resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
 import { junitPathFor, runTests, type TestRunResult } from './run-tests.js';
 import { prepareWorktree } from './setup.js';
+
+const isRepoRelative = (file: string): boolean => checkRepoPath(file) === undefined;
 
 /** One run of the suite (or of a subset of it): what the runner wrote, read back. */
 export interface SuiteRun {
@@ -92,26 +97,33 @@ export class TestSession {
       signal,
     });
     if (run.timedOut) {
-      throw new InputError(
-        'TESTS_NO_REPORT',
-        `the test command (${label}) did not finish within ${tests.timeoutMs} ms; logs: ${run.stdoutFile}, ${run.stderrFile}`,
-        {
-          label,
-          stdout: run.stdoutFile,
-          stderr: run.stderrFile,
-        },
+      const output = await outputTail(run);
+      throw new TestRunError(
+        'TESTS_TIMEOUT',
+        `the test command (${label}) did not finish within ${tests.timeoutMs} ms and was killed; logs: ${run.stdoutFile}, ${run.stderrFile}${output === '' ? '' : `\n${output}`}`,
+        { label, timeoutMs: tests.timeoutMs, stdout: run.stdoutFile, stderr: run.stderrFile, output },
       );
     }
     if (run.junitFiles.length === 0) {
       // No report means no evidence: never read as "no failures".
-      throw new InputError(
+      const output = await outputTail(run);
+      throw new TestRunError(
         'TESTS_NO_REPORT',
-        `the test command (${label}) exited ${run.exitCode ?? run.signal} without writing a JUnit report; logs: ${run.stdoutFile}, ${run.stderrFile}`,
-        { label, exitCode: run.exitCode, stdout: run.stdoutFile, stderr: run.stderrFile },
+        `the test command (${label}) exited ${run.exitCode ?? run.signal} without writing a JUnit report; logs: ${run.stdoutFile}, ${run.stderrFile}${output === '' ? '' : `\n${output}`}`,
+        { label, exitCode: run.exitCode, stdout: run.stdoutFile, stderr: run.stderrFile, output },
       );
     }
     const outcomes: TestOutcome[] = [];
     for (const file of run.junitFiles) outcomes.push(...(await parseJUnitFile(file, { signal })).tests);
+    if (outcomes.length === 0 && (run.exitCode !== 0 || subset === undefined)) {
+      // A run that ran nothing is no evidence of anything, least of all that a test does not exist.
+      const output = await outputTail(run);
+      throw new TestRunError(
+        'TESTS_RUN_FAILED',
+        `the test command (${label}) ran no test (exit ${run.exitCode ?? run.signal}); logs: ${run.stdoutFile}, ${run.stderrFile}${output === '' ? '' : `\n${output}`}`,
+        { label, exitCode: run.exitCode, stdout: run.stdoutFile, stderr: run.stderrFile, output },
+      );
+    }
     return { label, run, tests: outcomes };
   }
 
@@ -123,6 +135,21 @@ export class TestSession {
       this.headRuns.set(i, p);
     }
     return p;
+  }
+
+  /**
+   * Whether the base checkout has the file a test lives in: false is proof the
+   * test is new (so it is never asked of the base runner, which would answer
+   * "file not found" and run nothing), undefined when the id does not say.
+   */
+  async baseHasTestFile(id: TestIdParts): Promise<boolean | undefined> {
+    const file = testFileOf(this.opts.tests.preset, id);
+    if (file === undefined || !isRepoRelative(file)) return undefined;
+    try {
+      return (await stat(path.join(this.opts.base.root, file))).isFile();
+    } catch {
+      return false;
+    }
   }
 
   /** A base run of only the given tests (the whole suite when the runner cannot select). */

@@ -12,9 +12,9 @@
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { formatTail } from '../harness/process.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
+import { outputTail } from './output-tail.js';
 import { runLogged } from './run-tests.js';
 
 export interface ReuseFrom {
@@ -110,11 +110,12 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
       : run.signal !== null
         ? `was killed by ${run.signal}`
         : `exited with code ${run.exitCode}`;
-    const tail = (await lastLines(run.stderrFile)) ?? (await lastLines(run.stdoutFile)) ?? [];
+    const tail = await outputTail(run, 10);
     throw new TestRunError(
       'SETUP_FAILED',
-      `setup command ${shown} ${how} in ${opts.worktree}; output in ${run.stderrFile} and ${run.stdoutFile}${formatTail('last lines', tail)}`,
+      `setup command ${shown} ${how} in ${opts.worktree}; output in ${run.stderrFile} and ${run.stdoutFile}${tail === '' ? '' : `\n${tail}`}`,
       {
+        output: tail,
         command: setup,
         cwd: opts.worktree,
         exitCode: run.exitCode,
@@ -258,26 +259,5 @@ async function readHead(file: string, max: number): Promise<string> {
     return buf.subarray(0, bytesRead).toString('utf8');
   } finally {
     await fh.close();
-  }
-}
-
-/** The last lines of a log, for an error message; undefined when it is empty or unreadable. */
-async function lastLines(file: string, count = 15, maxBytes = 8 * 1024): Promise<string[] | undefined> {
-  try {
-    const fh = await open(file, 'r');
-    try {
-      const { size } = await fh.stat();
-      const len = Math.min(size, maxBytes);
-      const buf = Buffer.alloc(len);
-      await fh.read(buf, 0, len, size - len);
-      const lines = buf.toString('utf8').split(/\r\n|\r|\n/);
-      if (size > len) lines.shift();
-      while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-      return lines.length === 0 ? undefined : lines.slice(-count);
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return undefined;
   }
 }

@@ -16,11 +16,12 @@ import { z } from 'zod';
 import { describeExit } from '../../../runners/harness/process.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
+import { withTail } from '../../../runners/tests/output-tail.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
-import { readJsonReport, seconds, withTail } from './output.js';
+import { readJsonReport, seconds } from './output.js';
 
 export interface PytestReplayOptions {
   /** Checkout to run in (cwd); node ids are relative to it. */
