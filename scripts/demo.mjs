@@ -178,11 +178,8 @@ async function demoPatch(exampleDir, file) {
     result.ok = problems.length === 0;
     result.note = problems.join('; ');
 
+    // The gate already printed where its reports are.
     console.log(`\nexit ${code} → ${verdict}${result.ok ? ' (as expected)' : ` — MISMATCH: ${result.note}`}`);
-    if (card) {
-      console.log(`reports: ${path.join(out, 'scorecard.json')}`);
-      console.log(`         ${path.join(out, 'summary.md')}`);
-    }
   } catch (err) {
     result.note = err instanceof Error ? err.message : String(err);
     console.log(`\nFAILED before a verdict: ${result.note}`);

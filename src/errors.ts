@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'ALREADY_EXISTS'
   | 'ABORTED'
   | 'INTERNAL_ERROR'
+  | 'OUTPUT_WRITE_FAILED'
   // Codes of the test-runner module (src/runners/tests/errors.ts), input errors too.
   | 'UNKNOWN_PRESET'
   | 'COMMAND_INVALID'

@@ -110,6 +110,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   const revs = await resolveRevisions(git, options.base, options.head);
   const repo = git.at(revs.repoRoot);
   const worktrees = new Worktrees(repo);
+  let card: Omit<Scorecard, 'timings'>;
+  const timings: Record<string, number> = {};
+  const phases = { revisionsMs: 0, setupMs: 0, cleanupMs: 0 };
+  let tests: TestSession | undefined;
   try {
     const baseRoot = await worktrees.add(revs.baseCommit, 'base');
     let headRoot: string;
@@ -140,7 +144,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       .flatMap((l) => l.contractFiles(config));
 
     const logDir = options.logDir ?? (await worktrees.scratch('logs'));
-    const tests = config.tests
+    tests = config.tests
       ? new TestSession({
           tests: config.tests,
           head: { root: headRoot, isWorkingTree: revs.head.worktree },
@@ -164,11 +168,12 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       signal,
     };
 
+    // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
+    phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
-    const timings: Record<string, number> = {};
     for (const layer of pipeline) {
       if (!layer.enabled(config)) {
         layers.push({
@@ -190,6 +195,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       }
       await options.hooks?.onLayerStart?.(layer.name);
       const t0 = clock.now();
+      const setupBefore = tests?.setupMs ?? 0;
       let layerFindings: Finding[];
       try {
         const outcome = await layer.run(ctx);
@@ -202,7 +208,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         // A layer that throws can never let the patch through.
         layerFindings = [errorFinding(layer.name, err)];
       }
-      timings[layer.name] = Math.round(clock.now() - t0);
+      // Installing dependencies is the setup's time, not the layer's that first needed it.
+      timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));
       const summary = {
         name: layer.name,
         status: layerStatus(layerFindings),
@@ -220,7 +227,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         : findings.some((f) => f.severity === 'error' && f.code === 'INTERNAL_ERROR')
           ? 'internal'
           : 'input';
-    return {
+    card = {
       schema: SCORECARD_SCHEMA,
       verdict,
       ...(errorKind ? { errorKind } : {}),
@@ -235,9 +242,13 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       overrides: overrides.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       frozen,
       today,
-      timings: { totalMs: Math.round(clock.now() - started), layers: timings },
     };
   } finally {
+    phases.setupMs = Math.round(tests?.setupMs ?? 0);
+    const t0 = clock.now();
     await worktrees.dispose();
+    phases.cleanupMs = Math.round(clock.now() - t0);
   }
+  // The whole run, removal of worktrees and installed dependencies included.
+  return { ...card, timings: { totalMs: Math.round(clock.now() - started), ...phases, layers: timings } };
 }

@@ -29,8 +29,19 @@ export interface Scorecard {
   frozen: FrozenItem[];
   /** The date freezes were judged against. */
   today: string;
-  /** The only part that may differ between two runs on the same inputs. */
-  timings: { totalMs: number; layers: Record<string, number> };
+  /**
+   * The only part that may differ between two runs on the same inputs. It
+   * accounts for the whole run: resolving and checking out the revisions,
+   * installing dependencies (`tests.setup` or reuse), each layer without the
+   * installs it triggered, and removing the worktrees.
+   */
+  timings: {
+    totalMs: number;
+    revisionsMs: number;
+    setupMs: number;
+    cleanupMs: number;
+    layers: Record<string, number>;
+  };
 }
 
 const RANK: Record<Severity, number> = { error: 0, reject: 1, warn: 2 };

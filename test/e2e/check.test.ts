@@ -284,7 +284,13 @@ describe('patchgate check (built CLI on real git repos)', () => {
     });
     expect(a.code).toBe(1);
     expect(strip(b.stdout)).toBe(strip(a.stdout));
-    expect(Object.keys(JSON.parse(a.stdout).timings)).toEqual(['layers', 'totalMs']);
+    expect(Object.keys(JSON.parse(a.stdout).timings)).toEqual([
+      'cleanupMs',
+      'layers',
+      'revisionsMs',
+      'setupMs',
+      'totalMs',
+    ]);
   });
 
   it('works when the output folder is gitignored, and leaves it out of the head', async () => {

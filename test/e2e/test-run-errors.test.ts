@@ -95,3 +95,22 @@ printf '%s' "<?xml version=\\"1.0\\"?><testsuite name=\\"s\\"><testcase classnam
     expect(r.error?.evidence.output).toContain('ERROR: file or directory not found');
   });
 });
+
+describe('timings', () => {
+  it('account for the whole run: installs are setup time, not the time of the layer that needed them', async () => {
+    const report = `printf '%s' '${REPORT('<testcase name="t"/>')}' > "$1"\n`;
+    const repo = scriptedRepo(report, { setup: ['sh', '-c', 'sleep 1'] });
+    const r = await judge(repo);
+    expect(r.code).toBe(0);
+    const t = (r.card as unknown as { timings: Record<string, number> & { layers: Record<string, number> } })
+      .timings;
+    // The head's worktree ran the setup; nothing asked for a base run.
+    expect(t.setupMs).toBeGreaterThanOrEqual(1000);
+    expect(t.layers.signatures).toBeLessThan(t.setupMs);
+    const parts =
+      t.revisionsMs + t.setupMs + t.cleanupMs + Object.values(t.layers).reduce((a, b) => a + b, 0);
+    expect(parts).toBeLessThanOrEqual(t.totalMs + 2);
+    // What the parts leave out is bookkeeping between phases, never a phase of its own.
+    expect(t.totalMs - parts).toBeLessThan(500);
+  });
+});

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveToday } from '../../freeze/model.js';
@@ -9,11 +9,22 @@ import { stableStringify } from '../../report/stable-json.js';
 import { renderTerminal } from '../../report/terminal.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { type CliIO, useColor } from '../io.js';
+import { OutFolder, type OutFs } from '../out-folder.js';
 import { usage } from '../usage.js';
 
 export const DEFAULT_OUT = '.patchgate/out';
 
-export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks): Promise<number> {
+export interface CheckDeps {
+  /** The file operations behind the out folder; a test makes them fail. */
+  outFs?: OutFs;
+}
+
+export async function checkCommand(
+  args: string[],
+  io: CliIO,
+  hooks?: GateHooks,
+  deps: CheckDeps = {},
+): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -30,6 +41,9 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
   if (!values.base)
     throw usage('check needs --base REV (the branch the patch targets, e.g. --base origin/main)');
   const out = path.resolve(io.cwd, values.out);
+  const folder = new OutFolder(out, deps.outFs);
+  // A file an earlier run left must never sit beside this run's scorecard.
+  await folder.clear();
   // CI injects today; the repository never supplies it (a frozen clock in the repo is an oracle the agent can edit).
   const { today } = resolveToday(values.today, io.env);
   const artifacts: Artifact[] = [];
@@ -41,7 +55,7 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
     env: io.env,
     today,
     allLayers: values['all-layers'],
-    logDir: path.join(out, 'tests'),
+    logDir: folder.logDir,
     signal: io.signal,
     excludeFromHead: [out],
     hooks: {
@@ -56,11 +70,12 @@ export async function checkCommand(args: string[], io: CliIO, hooks?: GateHooks)
       },
     },
   });
-  await mkdir(out, { recursive: true });
   const markdown = renderMarkdown(card);
-  await writeFile(path.join(out, 'scorecard.json'), stableStringify(card));
-  await writeFile(path.join(out, 'summary.md'), markdown);
-  for (const a of artifacts) await writeFile(path.join(out, a.name), a.content);
+  await folder.publish([
+    ...artifacts,
+    { name: 'summary.md', content: markdown },
+    { name: 'scorecard.json', content: stableStringify(card) },
+  ]);
   const stepSummary = io.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) await appendFile(stepSummary, markdown);
   if (values.json) io.stdout.write(stableStringify(card));

@@ -41,8 +41,19 @@ export class TestSession {
   private readonly headRuns = new Map<number, Promise<SuiteRun>>();
   private prepared = new Map<string, Promise<unknown>>();
   private baseRunCount = 0;
+  /** Wall time spent getting checkouts ready (setup commands, dependency reuse), for the scorecard's timings. */
+  setupMs = 0;
 
   constructor(private readonly opts: TestSessionOptions) {}
+
+  private async timed<T>(fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.setupMs += performance.now() - started;
+    }
+  }
 
   private prepare(side: 'head' | 'base'): Promise<unknown> {
     let p = this.prepared.get(side);
@@ -52,26 +63,30 @@ export class TestSession {
         side === 'head'
           ? head.isWorkingTree
             ? Promise.resolve()
-            : prepareWorktree({
-                worktree: head.root,
-                setup: tests.setup,
-                env,
-                timeoutMs: tests.timeoutMs,
-                outDir: logDir,
-                label: 'head-setup',
-                signal,
-              })
+            : this.timed(() =>
+                prepareWorktree({
+                  worktree: head.root,
+                  setup: tests.setup,
+                  env,
+                  timeoutMs: tests.timeoutMs,
+                  outDir: logDir,
+                  label: 'head-setup',
+                  signal,
+                }),
+              )
           : this.prepare('head').then(() =>
-              prepareWorktree({
-                worktree: base.root,
-                setup: tests.setup,
-                env,
-                timeoutMs: tests.timeoutMs,
-                outDir: logDir,
-                label: 'base-setup',
-                reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
-                signal,
-              }),
+              this.timed(() =>
+                prepareWorktree({
+                  worktree: base.root,
+                  setup: tests.setup,
+                  env,
+                  timeoutMs: tests.timeoutMs,
+                  outDir: logDir,
+                  label: 'base-setup',
+                  reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
+                  signal,
+                }),
+              ),
             );
       this.prepared.set(side, p);
     }

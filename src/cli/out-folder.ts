@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import { PatchgateError } from '../errors.js';
+
+/** The file operations the out folder needs; a test swaps in one that fails. */
+export interface OutFs {
+  mkdir(dir: string, opts: { recursive: true }): Promise<unknown>;
+  readFile(file: string, encoding: 'utf8'): Promise<string>;
+  writeFile(file: string, content: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  rm(target: string, opts: { recursive: true; force: true }): Promise<void>;
+}
+
+export const nodeOutFs: OutFs = {
+  mkdir: (dir, opts) => fsp.mkdir(dir, opts),
+  readFile: (file, encoding) => fsp.readFile(file, encoding),
+  writeFile: (file, content) => fsp.writeFile(file, content),
+  rename: (from, to) => fsp.rename(from, to),
+  rm: (target, opts) => fsp.rm(target, opts),
+};
+
+/** Lists what a run wrote, so the next run removes exactly that and nothing of the user's. */
+const MANIFEST = '.patchgate-out.json';
+/** What every run may write, removed even when an older run left no manifest. */
+const ALWAYS = [
+  'scorecard.json',
+  'summary.md',
+  'report.html',
+  'hit_report.base.json',
+  'hit_report.head.json',
+  'seed_replay.json',
+  'tests',
+];
+/** Written last: a scorecard on disk means every other file of its run is complete. */
+const SCORECARD = 'scorecard.json';
+
+export interface OutFile {
+  name: string;
+  content: string;
+}
+
+function plainName(name: string): boolean {
+  return name !== '' && !name.includes('/') && !name.includes('\\') && name !== '.' && name !== '..';
+}
+
+/**
+ * The folder `check` reports into. A stale file from an earlier run must never
+ * sit beside a new scorecard, and a disk that fills up must never leave a
+ * truncated scorecard a CI step could read as a verdict: every file is written
+ * under a temporary name and renamed into place, the scorecard last, and a
+ * failure removes everything the run wrote.
+ */
+export class OutFolder {
+  constructor(
+    readonly dir: string,
+    private readonly fs: OutFs = nodeOutFs,
+  ) {}
+
+  /** Removes the previous run's files (its manifest's, and the names a run always writes). */
+  async clear(): Promise<void> {
+    let listed: string[] = [];
+    try {
+      const parsed = JSON.parse(await this.fs.readFile(path.join(this.dir, MANIFEST), 'utf8')) as unknown;
+      if (Array.isArray(parsed)) listed = parsed.filter((n): n is string => typeof n === 'string');
+    } catch {
+      // No manifest (first run, or an older patchgate): the fixed names still go.
+    }
+    for (const name of new Set([...ALWAYS, ...listed, MANIFEST])) {
+      if (plainName(name)) await this.fs.rm(path.join(this.dir, name), { recursive: true, force: true });
+    }
+  }
+
+  /** Where a run's logs go; listed in the manifest so the next run removes them. */
+  get logDir(): string {
+    return path.join(this.dir, 'tests');
+  }
+
+  /**
+   * Writes `files` atomically, the scorecard last. On any failure, removes
+   * every file of this run (renamed or not) and throws OUTPUT_WRITE_FAILED.
+   */
+  async publish(files: readonly OutFile[]): Promise<void> {
+    const ordered = [
+      ...files.filter((f) => f.name !== SCORECARD),
+      ...files.filter((f) => f.name === SCORECARD),
+    ];
+    for (const f of ordered) {
+      if (!plainName(f.name)) throw new TypeError(`out folder file names are plain names, got '${f.name}'`);
+    }
+    const manifest = {
+      name: MANIFEST,
+      content: `${JSON.stringify([...ordered.map((f) => f.name), 'tests'])}\n`,
+    };
+    const all = [manifest, ...ordered];
+    const tag = randomBytes(4).toString('hex');
+    const temp = (name: string) => path.join(this.dir, `.${name}.${tag}.tmp`);
+    const placed: string[] = [];
+    try {
+      await this.fs.mkdir(this.dir, { recursive: true });
+      for (const f of all) await this.fs.writeFile(temp(f.name), f.content);
+      for (const f of all) {
+        await this.fs.rename(temp(f.name), path.join(this.dir, f.name));
+        placed.push(f.name);
+      }
+    } catch (err) {
+      for (const f of all)
+        await this.fs.rm(temp(f.name), { recursive: true, force: true }).catch(() => undefined);
+      for (const name of placed)
+        await this.fs.rm(path.join(this.dir, name), { recursive: true, force: true }).catch(() => undefined);
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new PatchgateError(
+        'OUTPUT_WRITE_FAILED',
+        'internal',
+        `could not write the reports to ${this.dir}: ${reason}; nothing of this run was left there`,
+        { dir: this.dir },
+        { cause: err },
+      );
+    }
+  }
+}
