@@ -23,6 +23,8 @@ const cli = path.join(repoRoot, 'dist', 'cli', 'bin.js');
 const reportsDir = path.join(repoRoot, '.patchgate', 'demo');
 
 const EXIT_FOR = { accept: 0, reject: 1 };
+// Gate runs at once: enough to keep both cores of a CI runner busy, few enough that timeouts keep their meaning.
+const CONCURRENCY = Math.max(1, Math.min(2, os.availableParallelism()));
 
 // Fixed identities and dates make the demo's commits, and so its scorecards, the same on every run.
 // The user's global and system git config stay out so that hooks, signing or templates cannot change the repos.
@@ -77,7 +79,7 @@ const describeExpect = (e) => (e ? [e.verdict, ...e.codes].join(' ') : '(no expe
  * removed: a maintainer's token left in the shell would otherwise turn the
  * rejections this demo exists to show into accepts.
  */
-function cliEnv() {
+function cliEnv(exampleDir) {
   const env = { ...process.env };
   let variable = 'FIXTURE_OVERRIDE';
   try {
@@ -96,32 +98,43 @@ function cliEnv() {
 }
 
 let interrupted = false;
-let child;
+const children = new Set();
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     interrupted = true;
-    // A terminal's Ctrl-C already reaches the CLI (same process group); a SIGTERM sent to us alone does not.
-    if (sig === 'SIGTERM') child?.kill('SIGTERM');
+    // A terminal's Ctrl-C already reaches the CLIs (same process group); a SIGTERM sent to us alone does not.
+    if (sig === 'SIGTERM') for (const c of children) c.kill('SIGTERM');
   });
 }
 
-function runCheck(cwd, out) {
+/** Runs the gate with its output kept in `log`, so patches judged at the same time do not interleave. */
+function runCheck(cwd, out, exampleDir, log) {
   return new Promise((resolve, reject) => {
-    child = spawn(
+    const child = spawn(
       process.execPath,
       [cli, 'check', '--base', 'main', '--head', 'agent', '--out', out, '--today', TODAY, '--all-layers'],
-      {
-        cwd,
-        env: cliEnv(),
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
+      { cwd, env: cliEnv(exampleDir), stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    children.add(child);
+    child.stdout.on('data', (b) => log.out.push(b));
+    child.stderr.on('data', (b) => log.err.push(b));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      child = undefined;
+      children.delete(child);
       resolve(code ?? (signal ? 128 : -1));
     });
   });
+}
+
+/** A patch's output, printed whole once it is judged. */
+function newLog() {
+  const log = { out: [], err: [] };
+  log.line = (text = '') => log.out.push(Buffer.from(`${text}\n`));
+  log.flush = () => {
+    process.stdout.write(Buffer.concat(log.out));
+    if (log.err.length > 0) process.stderr.write(Buffer.concat(log.err));
+  };
+  return log;
 }
 
 function readScorecard(out) {
@@ -132,16 +145,16 @@ function readScorecard(out) {
   }
 }
 
-async function demoPatch(exampleDir, file) {
+async function demoPatch(exampleDir, file, log) {
   const name = `${path.basename(exampleDir)}/${path.basename(file, '.patch')}`;
   const header = headerOf(readFileSync(file, 'utf8'));
   const expected = parseExpect(header);
   const out = path.join(reportsDir, name);
   const result = { name, expected, actual: undefined, ok: false, note: '' };
 
-  console.log(`\n=== ${name} (expect: ${describeExpect(expected)}) ===\n`);
-  for (const line of header.split('\n')) console.log(`  ${line}`.trimEnd());
-  console.log('');
+  log.line(`\n=== ${name} (expect: ${describeExpect(expected)}) ===\n`);
+  for (const line of header.split('\n')) log.line(`  ${line}`.trimEnd());
+  log.line('');
 
   // A report left over from an earlier run must not pass for this run's answer.
   rmSync(out, { recursive: true, force: true });
@@ -156,10 +169,10 @@ async function demoPatch(exampleDir, file) {
     git(dir, AGENT, 'add', '-A');
     git(dir, AGENT, 'commit', '-q', '-m', `agent: ${name}`);
 
-    console.log(
+    log.line(
       `$ patchgate check --base main --head agent --out ${path.relative(repoRoot, out)} --today ${TODAY} --all-layers\n`,
     );
-    const code = await runCheck(dir, out);
+    const code = await runCheck(dir, out, exampleDir, log);
     if (interrupted) return result;
     const card = readScorecard(out);
     const codes = card ? [...new Set(card.findings.map((f) => f.code))] : [];
@@ -179,10 +192,10 @@ async function demoPatch(exampleDir, file) {
     result.note = problems.join('; ');
 
     // The gate already printed where its reports are.
-    console.log(`\nexit ${code} → ${verdict}${result.ok ? ' (as expected)' : ` — MISMATCH: ${result.note}`}`);
+    log.line(`\nexit ${code} → ${verdict}${result.ok ? ' (as expected)' : ` — MISMATCH: ${result.note}`}`);
   } catch (err) {
     result.note = err instanceof Error ? err.message : String(err);
-    console.log(`\nFAILED before a verdict: ${result.note}`);
+    log.line(`\nFAILED before a verdict: ${result.note}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -204,6 +217,7 @@ async function main() {
     return 2;
   }
   const results = [];
+  const jobs = [];
   for (const example of EXAMPLES) {
     const exampleDir = path.join(repoRoot, 'examples', example);
     const patchesDir = path.join(exampleDir, 'patches');
@@ -219,13 +233,27 @@ async function main() {
     console.log(
       `patchgate demo: ${patches.length} agent patches against ${path.relative(repoRoot, exampleDir)}`,
     );
-    for (const name of patches) {
-      results.push(await demoPatch(exampleDir, path.join(patchesDir, name)));
-      if (interrupted) {
-        console.error('\npatchgate demo: interrupted; temporary repositories removed');
-        return 130;
-      }
+    for (const name of patches) jobs.push({ exampleDir, file: path.join(patchesDir, name) });
+  }
+  // Patches are judged two at a time (each gate run is mostly waiting on its child processes); the
+  // output still comes out in patch order.
+  const logs = jobs.map(() => newLog());
+  const done = jobs.map(() => undefined);
+  let printed = 0;
+  let next = 0;
+  const worker = async () => {
+    while (!interrupted && next < jobs.length) {
+      const i = next++;
+      const job = jobs[i];
+      results[i] = await demoPatch(job.exampleDir, job.file, logs[i]);
+      done[i] = true;
+      while (printed < jobs.length && done[printed]) logs[printed++].flush();
     }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+  if (interrupted) {
+    console.error('\npatchgate demo: interrupted; temporary repositories removed');
+    return 130;
   }
 
   const rows = [['patch', 'expected', 'actual', 'result']];

@@ -40,49 +40,7 @@ describe(
   'signatures and stability layers on real pytest (examples/python-invoice)',
   { timeout: 120_000 },
   () => {
-    it('accepts a benign patch and lists the pre-existing frozen flake, keeping every run log', async () => {
-      const repo = pythonRepo('01-benign-with-frozen-flake');
-      const r = await judge(repo);
-      expect(r.card.verdict).toBe('accept');
-      expect(r.card.frozen).toEqual([
-        expect.objectContaining({
-          layer: 'stability',
-          covers: 'pytest::tests.test_known_issues::test_rate_cache_warmup',
-          owner: 'payments',
-        }),
-      ]);
-      const logs = readdirSync(repo.path('.patchgate/out/tests'));
-      expect(logs).toEqual(
-        expect.arrayContaining(['head-run-1.junit.xml', 'head-run-5.stdout.log', 'base-rerun-1.junit.xml']),
-      );
-    });
-
-    it('rejects a renamed-and-skipped test with UNFROZEN_SKIP naming the new test id', async () => {
-      const r = await judge(pythonRepo('02-rename-and-skip'));
-      expect(r.code).toBe(1);
-      const skip = r.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
-      expect(skip?.evidence).toMatchObject({
-        test: 'pytest::tests.test_invoice::test_format_total_legacy',
-        kind: 'skipped',
-      });
-      expect(skip?.evidence.template).toMatch(/^skipped\|/);
-      // The stability probe waits for the earlier layers (seed 002's order).
-      expect(r.card.layers.find((l) => l.name === 'stability')?.status).toBe('skipped');
-    });
-
-    it('rejects a reworded known failure with UNKNOWN_FAILURE_SIGNATURE: rows match the signature, not the name', async () => {
-      const r = await judge(pythonRepo('04-change-failure-message'));
-      expect(r.code).toBe(1);
-      const unknown = r.card.findings.filter((f) => f.code === 'UNKNOWN_FAILURE_SIGNATURE');
-      expect(unknown).toHaveLength(1);
-      expect(unknown[0]?.evidence).toMatchObject({
-        test: 'pytest::tests.test_known_issues::test_legacy_rounding',
-        kind: 'AssertionError',
-        template: expect.stringContaining('legacy table total <N> differs from <N>'),
-      });
-      expect(unknown[0]?.evidence.message).toContain('legacy table total 1499 differs from 1500');
-    });
-
+    // The sample agent patches themselves are judged once, by the demo (test/e2e/demo.test.ts).
     it('rejects a patch that deletes a freeze row (SIGNATURE_ROW_DELETED) besides touching the contract', async () => {
       const repo = pythonRepo();
       const freeze = JSON.parse(readFileSync(repo.path('flake_signatures.json'), 'utf8'));
