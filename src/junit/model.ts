@@ -89,7 +89,12 @@ export interface TestOutcome {
   skipped?: SkipDetail;
   /** Surefire/nextest rerunFailure, rerunError, flakyFailure and flakyError elements, in order. */
   retries?: RetryDetail[];
-  /** Seconds; absent when missing, negative or unparsable. */
+  /**
+   * Seconds; absent when missing, negative or unparsable. Locale-formatted
+   * times are read: a decimal comma (`0,014`, `1,234`: one comma, no dot),
+   * English thousands separators (`2,503.1`, `1,234,567`) and German ones
+   * (`1.234,5`).
+   */
   time?: number;
   /** Testcase-level `<property>` elements (value attribute, else text); the last of a repeated name wins. */
   properties?: Record<string, string>;

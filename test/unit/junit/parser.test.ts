@@ -13,9 +13,12 @@ import {
   parseJUnitFile,
   type TestOutcome,
 } from '../../../src/junit/index.js';
-import { sharedDir } from '../../helpers/shared.js';
+import { repoRoot, sharedDir } from '../../helpers/shared.js';
 
 const corpus = (...segments: string[]) => path.join(sharedDir(), 'corpus', 'junit', ...segments);
+/** Reports written by real runners, kept in this repository (see its README). */
+const generated = (...segments: string[]) =>
+  path.join(repoRoot, 'test', 'corpus', 'junit-generated', ...segments);
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
@@ -252,6 +255,18 @@ describe('runner specifics, read off corpus files', () => {
     expect(byId(report, 'test suite::test class::test that errors').failures.map((f) => f.kind)).toEqual([
       'failure',
       'error',
+    ]);
+  });
+});
+
+describe('runner dialects, read off reports the runners wrote', () => {
+  it('xUnit.net on a comma locale: time="0,014" is 14 ms', async () => {
+    const report = await parseJUnitFile(generated('xunit-net', 'comma-locale-times.xml'));
+    expect(report.tests.map((t) => [t.name, t.time])).toEqual([
+      ['Calc.Tests.ParserTests.ParsesNumber', 0.014],
+      ['Calc.Tests.ParserTests.ParsesLargeFile', 1.234],
+      ['Calc.Tests.ParserTests.RejectsEmpty', 0.014],
+      ['Calc.Tests.MathTests.Divides', 0],
     ]);
   });
 });
