@@ -33,6 +33,10 @@ function parseText(
   return parseJUnit(chunked(bytes, chunk), opts);
 }
 
+function* slices(bytes: Uint8Array, size: number): Generator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
 /** Parses synchronously, feeding the given pieces one push each. */
 function parsePieces(pieces: Uint8Array[], opts: ParseJUnitOptions = {}): JUnitReport {
   const parser = new JUnitStreamParser(opts);
@@ -269,6 +273,23 @@ describe('runner dialects, read off reports the runners wrote', () => {
       ['Calc.Tests.MathTests.Divides', 0],
     ]);
   });
+
+  it("bats' &#27; for ANSI colours: the report is refused, naming the reference at its '&'", async () => {
+    const file = generated('bats', 'ansi-colours.xml');
+    const bytes = fs.readFileSync(file);
+    const err = await parseError(parseJUnitFile(file));
+    expect(err.code).toBe('JUNIT_INVALID');
+    expect(err.message).toBe(
+      `${file}:8:1: character reference &#27; (U+001B) is not allowed in XML 1.0 (ESC, as in ANSI colour codes: turn colour output off for the tests)`,
+    );
+    expect([err.line, err.column]).toEqual([8, 1]);
+    expect(bytes.toString('utf8').split('\n')[7]!.startsWith('&#27;[31m')).toBe(true);
+    // The same place whatever the chunking, references split across chunks included.
+    for (const size of [1, 2, 3, 7]) {
+      const e = syncError(() => parsePieces(Array.from(slices(bytes, size))));
+      expect([e.line, e.column, e.reason], `chunks of ${size}`).toEqual([8, 1, err.reason]);
+    }
+  });
 });
 
 describe('text as XML defines it', () => {
@@ -408,6 +429,56 @@ describe('hardening', () => {
     const err = await parseError(parseText(xml));
     expect(err.reason).toContain('DOCTYPE declarations are not allowed');
     expect(err.line).toBe(2);
+  });
+
+  it('names a character reference XML forbids, where it starts, in text and attributes alike', async () => {
+    const cases: [string, string, string][] = [
+      [
+        '<testsuite><testcase name="a"><failure>x&#x1b;[0m</failure></testcase></testsuite>',
+        '1:41',
+        '&#x1b; (U+001B) is not allowed in XML 1.0 (ESC',
+      ],
+      [
+        '<testsuite><testcase name="a"><failure message="x&#27;"/></testcase></testsuite>',
+        '1:50',
+        '&#27; (U+001B) is not allowed in XML 1.0 (ESC',
+      ],
+      [
+        '<testsuite>\n  <testcase name="&#0;"/></testsuite>',
+        '2:19',
+        'character reference &#0; (U+0000) is not allowed in XML 1.0',
+      ],
+      [
+        '<testsuite><testcase name="&#xFFFE;"/></testsuite>',
+        '1:28',
+        'character reference &#xFFFE; (U+FFFE) is not allowed in XML 1.0',
+      ],
+      [
+        '<testsuite><testcase name="&#1114112;"/></testsuite>',
+        '1:28',
+        'character reference &#1114112; is past U+10FFFF',
+      ],
+      [
+        '<testsuite><testcase name="&#xZZ;"/></testsuite>',
+        '1:28',
+        'malformed character reference &#xZZ;: expected &#digits; or &#xhex;',
+      ],
+      ['<testsuite><testcase name="&#X41;"/></testsuite>', '1:28', 'malformed character reference &#X41;'],
+      [
+        '<?xml version="1.1"?><testsuite><testcase name="&#0;"/></testsuite>',
+        '1:49',
+        '&#0; (U+0000) is not allowed in XML 1.1',
+      ],
+    ];
+    for (const [xml, position, reason] of cases) {
+      const err = await parseError(parseText(xml));
+      expect(err.code, xml).toBe('JUNIT_INVALID');
+      expect(`${err.line}:${err.column}`, xml).toBe(position);
+      expect(err.reason, xml).toContain(reason);
+    }
+    // XML 1.1 allows control characters as references; the report reads.
+    const v11 = await parseText('<?xml version="1.1"?><testsuite><testcase name="a&#27;b"/></testsuite>');
+    expect(v11.tests[0]!.name).toBe('a\u001bb');
   });
 
   it('rejects an entity nobody declared, naming the allowed ones', async () => {
