@@ -2,6 +2,7 @@ import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { InputError, InternalError } from '../errors.js';
 import { firstInvalidUtf8, incompleteTail, sniffEncoding } from './decode.js';
+import { expectedFailureStatus, skipAsResult } from './dialects.js';
 import { charRefReason, JUnitParseError } from './errors.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -122,6 +123,10 @@ interface CaseState {
   time: string | undefined;
   statusAttr: string | undefined;
   resultAttr: string | undefined;
+  /** Whether the testcase has a `failure` attribute (node:test's). */
+  failureAttr: boolean;
+  /** The result elements so far, one letter each (see `CaseShape.shape`). */
+  shape: string;
   failures: FailureDetail[] | undefined;
   hasFailure: boolean;
   hasError: boolean;
@@ -715,21 +720,22 @@ export class JUnitStreamParser {
     switch (res.element) {
       case 'failure':
       case 'error': {
-        const detail: FailureDetail = {
-          kind: detach(failureKind(res.type ?? '', message, body, res.element)),
-          message: detachCompact(message),
-          body: detachCompact(body),
-        };
-        if (truncated) detail.truncated = true;
-        owner.failures ??= [];
-        owner.failures.push(detail);
-        if (res.element === 'error') owner.hasError = true;
-        else owner.hasFailure = true;
+        const kind = failureKind(res.type ?? '', message, body, res.element);
+        addFailure(owner, res.element, kind, message, body, truncated);
+        owner.shape += res.element === 'error' ? 'e' : 'f';
         return;
       }
       case 'skipped': {
-        if (owner.skipped !== undefined) return;
         const type = res.type === undefined ? '' : foldWhitespace(res.type);
+        // Suite-level skips are never a runner's other result.
+        const as = owner.depth < 0 ? undefined : skipAsResult(type, attr, owner.statusAttr);
+        if (as !== undefined) {
+          addFailure(owner, as.element, as.kind, message, body, truncated);
+          owner.shape += 'x';
+          return;
+        }
+        owner.shape += 's';
+        if (owner.skipped !== undefined) return;
         owner.skipped =
           type === '' ? { message: detach(message) } : { type: detach(type), message: detach(message) };
         owner.xfail = XFAIL_TYPES.has(type.toLowerCase());
@@ -746,6 +752,7 @@ export class JUnitStreamParser {
         });
         if (res.element.startsWith('rerun')) owner.hasRerun = true;
         else owner.hasFlaky = true;
+        owner.shape += 'r';
       }
     }
   }
@@ -805,7 +812,9 @@ export class JUnitStreamParser {
     let status: TestStatus;
     let skipped = c.skipped;
     const props = c.properties;
-    if (c.hasError) status = 'error';
+    const expected = suiteLevel ? undefined : expectedFailureStatus(c);
+    if (expected !== undefined) status = expected;
+    else if (c.hasError) status = 'error';
     else if (c.hasFailure) status = 'failed';
     else if (skipped !== undefined) {
       status = c.xfail ? 'xfailed' : 'skipped';
@@ -898,6 +907,26 @@ function probeCdataState(): number {
   return cdataStateProbed;
 }
 
+function addFailure(
+  owner: CaseState,
+  element: 'failure' | 'error',
+  kind: string,
+  message: string,
+  body: string,
+  truncated: boolean,
+): void {
+  const detail: FailureDetail = {
+    kind: detach(kind),
+    message: detachCompact(message),
+    body: detachCompact(body),
+  };
+  if (truncated) detail.truncated = true;
+  owner.failures ??= [];
+  owner.failures.push(detail);
+  if (element === 'error') owner.hasError = true;
+  else owner.hasFailure = true;
+}
+
 function newCase(depth: number, suite: SuiteFrame, attrs: Record<string, string>): CaseState {
   return resetCase({} as CaseState, depth, suite, attrs);
 }
@@ -911,6 +940,8 @@ function resetCase(c: CaseState, depth: number, suite: SuiteFrame, attrs: Record
   c.time = attrs.time;
   c.statusAttr = attrs.status;
   c.resultAttr = attrs.result;
+  c.failureAttr = attrs.failure !== undefined;
+  c.shape = '';
   c.failures = undefined;
   c.hasFailure = false;
   c.hasError = false;

@@ -264,6 +264,177 @@ describe('runner specifics, read off corpus files', () => {
 });
 
 describe('runner dialects, read off reports the runners wrote', () => {
+  it('node:test: a failing todo test is a todo skip that keeps its failure; a plain failure still fails', async () => {
+    const report = await parseJUnitFile(generated('node-test', 'todo-failing.xml'));
+    const { passed, ...rest } = report.counts;
+    expect([passed, rest]).toEqual([2, { tests: 7, failed: 1, error: 0, skipped: 4, xfailed: 0, flaky: 0 }]);
+    const todo = byId(report, 'test::parses dates in every locale');
+    expect(todo.status).toBe('skipped');
+    expect(todo.skipped).toEqual({ type: 'todo', message: 'locale tables not written yet' });
+    expect(todo.failures).toHaveLength(1);
+    expect(todo.failures[0]).toMatchObject({
+      kind: 'testCodeFailure',
+      message: 'Expected values to be strictly equal:NaN !== 2024',
+    });
+    expect(todo.failures[0]!.body).toContain('AssertionError [ERR_ASSERTION]');
+    expect(todo.time).toBeGreaterThan(0);
+    expect(todo.time).toBeLessThan(10);
+    expect(byId(report, 'config loader::test::reads YAML anchors')).toMatchObject({
+      status: 'skipped',
+      skipped: { type: 'todo', message: 'anchors unsupported' },
+      failures: [{ kind: 'testCodeFailure', message: 'anchors are not supported' }],
+    });
+    expect(byId(report, 'test::passing todo')).toMatchObject({
+      status: 'skipped',
+      skipped: { type: 'todo', message: 'true' },
+      failures: [],
+    });
+    expect(byId(report, 'test::really fails').status).toBe('failed');
+  });
+
+  it('Catch2: a failing [!mayfail] or [!shouldfail] test is xfailed and keeps its failures', async () => {
+    const report = await parseJUnitFile(generated('catch2', 'mayfail-shouldfail.xml'));
+    const { passed, ...rest } = report.counts;
+    expect([passed, rest]).toEqual([3, { tests: 6, failed: 1, error: 0, skipped: 0, xfailed: 2, flaky: 0 }]);
+    const tag = { message: 'TEST_CASE tagged with !mayfail' };
+    const mayfail = byId(report, 'dialect::dialect.global::rounds half to even');
+    expect(mayfail).toMatchObject({ status: 'xfailed', skipped: tag, time: 0 });
+    expect(mayfail.failures).toEqual([
+      {
+        kind: 'CHECK',
+        message: 'static_cast<int>(2.5 + 0.5) == 2',
+        body: 'FAILED:\n  CHECK( static_cast<int>(2.5 + 0.5) == 2 )\nwith expansion:\n  3 == 2\nat dialect.cpp:14',
+      },
+    ]);
+    const shouldfail = byId(report, 'dialect::dialect.global::rejects an empty config');
+    expect(shouldfail).toMatchObject({ status: 'xfailed', skipped: tag });
+    expect(shouldfail.failures.map((f) => [f.kind, f.body])).toEqual([
+      ['TEST_CASE', 'FAILED:\nconfig loader not written yet\nat dialect.cpp:17'],
+    ]);
+    expect(byId(report, 'dialect::dialect.global::divides').status).toBe('failed');
+    // Catch2 fails the run for a [!shouldfail] test that passes, but writes a plain pass.
+    expect(byId(report, 'dialect::dialect.global::should fail but passes').status).toBe('passed');
+  });
+
+  it('nose2: an unexpected success is a failure, not a skip', async () => {
+    const report = await parseJUnitFile(generated('nose2', 'expected-failures.xml'));
+    const t = byId(report, 'nose2-junit::test_calc.CalcTest::test_rounding_bug_fixed_upstream');
+    expect(t.status).toBe('failed');
+    expect(t.failures).toEqual([
+      { kind: 'unexpectedSuccess', message: 'test passes unexpectedly', body: '' },
+    ]);
+    expect(t.skipped).toBeUndefined();
+    expect(t.time).toBeCloseTo(0.000081, 9);
+    expect(byId(report, 'nose2-junit::test_calc.CalcTest::test_download')).toMatchObject({
+      status: 'skipped',
+      skipped: { message: 'test skipped: needs a network' },
+    });
+  });
+
+  it('CTest: a test that could not start is an error; its real skips stay skips', async () => {
+    const report = await parseJUnitFile(generated('ctest', 'not-run-reasons.xml'));
+    const read = Object.fromEntries(
+      report.tests.map((t) => [t.name, [t.status, t.failures.map((f) => `${f.kind}: ${f.message}`)]]),
+    );
+    expect(read).toEqual({
+      passes: ['passed', []],
+      fails: ['failed', ['failure: ']],
+      missing_executable: ['error', ['notrun: Unable to find executable']],
+      disabled_test: ['skipped', []],
+      skipped_by_code: ['skipped', []],
+      needs_data_file: ['error', ['notrun: Required Files Missing']],
+      setup_db: ['failed', ['failure: ']],
+      uses_db: ['error', ['notrun: Fixture dependency failed']],
+      skipped_by_regex: ['skipped', []],
+    });
+    const missing = byId(report, '(empty)::missing_executable::missing_executable');
+    expect(missing.failures[0]!.body).toBe('');
+    expect(missing.skipped).toBeUndefined();
+    expect(missing.time).toBe(0);
+    expect(byId(report, '(empty)::skipped_by_code::skipped_by_code').skipped).toEqual({
+      message: 'SKIP_RETURN_CODE=77',
+    });
+    const multi = await parseJUnitFile(generated('ctest', 'missing-configuration.xml'));
+    expect(multi.tests.map((t) => [t.status, t.failures[0]?.message])).toEqual([
+      ['error', 'Missing Configuration'],
+    ]);
+  });
+
+  it("only the runners' exact shapes are exceptions: a skip never hides a failure otherwise", async () => {
+    const tc = (attrs: string, inner: string) =>
+      `<testsuite name="s"><testcase name="t"${attrs}>${inner}</testcase></testsuite>`;
+    const F = '<failure message="boom">trace</failure>';
+    const E = '<error message="boom">trace</error>';
+    const todo = '<skipped type="todo" message="later"/>';
+    const tag = '<skipped message="TEST_CASE tagged with !mayfail"/>';
+    const cases: [string, string, string][] = [
+      ['generic skip + failure', tc('', `<skipped/>${F}`), 'failed'],
+      [
+        'generic skip with a message + failure',
+        tc(' failure="boom"', `<skipped message="later"/>${F}`),
+        'failed',
+      ],
+      ['node shape', tc(' failure="boom"', `${todo}${F}`), 'skipped'],
+      ['todo without the failure attribute', tc('', `${todo}${F}`), 'failed'],
+      ['todo after the failure', tc(' failure="boom"', `${F}${todo}`), 'failed'],
+      ['todo + two failures', tc(' failure="boom"', `${todo}${F}${F}`), 'failed'],
+      ['todo + error', tc(' failure="boom"', `${todo}${E}`), 'error'],
+      ['two todo skips + failure', tc(' failure="boom"', `${todo}${todo}${F}`), 'failed'],
+      ['todo + failure + rerun', tc(' failure="boom"', `${todo}${F}<rerunFailure message="x"/>`), 'failed'],
+      ['TODO in capitals', tc(' failure="boom"', `<skipped type="TODO"/>${F}`), 'failed'],
+      ['Catch2 shape', tc(' status="run"', `${tag}${F}${E}`), 'xfailed'],
+      [
+        'Catch2 shouldfail spelling',
+        tc(' status="run"', `<skipped message="TEST_CASE tagged with !shouldfail"/>${E}`),
+        'xfailed',
+      ],
+      [
+        'Catch2-like skip without the tag',
+        tc(' status="run"', `<skipped message="TEST_CASE skipped"/>${F}`),
+        'failed',
+      ],
+      ['Catch2 tag without status="run"', tc('', `${tag}${F}`), 'failed'],
+      [
+        'Catch2 tag with a type',
+        tc(' status="run"', `<skipped type="x" message="TEST_CASE tagged with !mayfail"/>${F}`),
+        'failed',
+      ],
+      ['Catch2 tag after the failure', tc(' status="run"', `${F}${tag}`), 'failed'],
+      ['Catch2 tag twice', tc(' status="run"', `${tag}${tag}${F}`), 'failed'],
+      ['Catch2 tag + flaky', tc(' status="run"', `${tag}${F}<flakyFailure message="x"/>`), 'failed'],
+      ['Catch2 tag alone', tc(' status="run"', tag), 'skipped'],
+      [
+        'unexpected success + todo',
+        tc(' failure="boom"', `${todo}<skipped message="test passes unexpectedly"/>`),
+        'failed',
+      ],
+      [
+        'unexpected success with a type',
+        tc('', '<skipped type="x" message="test passes unexpectedly"/>'),
+        'skipped',
+      ],
+      ['CTest reason without notrun', tc('', '<skipped message="Unable to find executable"/>'), 'skipped'],
+      ['CTest skip code', tc(' status="notrun"', '<skipped message="SKIP_RETURN_CODE=77"/>'), 'skipped'],
+      [
+        'CTest reason in the body',
+        tc(' status="notrun"', '<skipped>Unable to find executable</skipped>'),
+        'skipped',
+      ],
+      [
+        'suite-level unexpected success',
+        '<testsuite name="s"><skipped message="test passes unexpectedly"/></testsuite>',
+        'skipped',
+      ],
+    ];
+    for (const [what, xml, status] of cases) {
+      const report = await parseText(xml);
+      expect(
+        report.tests.map((t) => t.status),
+        what,
+      ).toEqual([status]);
+    }
+  });
+
   it('xUnit.net on a comma locale: time="0,014" is 14 ms', async () => {
     const report = await parseJUnitFile(generated('xunit-net', 'comma-locale-times.xml'));
     expect(report.tests.map((t) => [t.name, t.time])).toEqual([
