@@ -8,8 +8,10 @@ import type { SkipDetail, TestStatus } from './model.js';
  * or a report could hide a failure behind a skip.
  */
 
-// nose2's junitxml plugin writes an unexpected success as a skip with this message.
+// nose2's junitxml plugin writes an unexpected success, and an expected
+// failure (with its traceback as the body), as skips with these messages.
 const NOSE2_UNEXPECTED_SUCCESS = 'test passes unexpectedly';
+const NOSE2_EXPECTED_FAILURE = 'expected test failure';
 
 // CTest writes every test that did not start as status="notrun" plus a skip
 // whose message is the reason. These are the reasons CTest itself counts as
@@ -47,6 +49,11 @@ export function skipAsResult(
   if (statusAttr === 'notrun' && CTEST_FAILED_TO_START.has(message))
     return { element: 'error', kind: 'notrun' };
   return undefined;
+}
+
+/** Whether a testcase's `<skipped>` is a runner's expected failure that failed, told by its message alone. */
+export function skipIsExpectedFailure(type: string, message: string | undefined): boolean {
+  return type === '' && message === NOSE2_EXPECTED_FAILURE;
 }
 
 const CATCH2_SHAPE = /^s[fe]+$/;

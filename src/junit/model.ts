@@ -15,8 +15,9 @@
  *   (googletest, jasmine, tst), `result="skipped|suppressed"` (googletest).
  * - `xfailed`: an expected failure that did fail: pytest's
  *   `<skipped type="pytest.xfail">`, unittest-xml-reporting's
- *   `<skipped type="XFAIL">`, and Playwright's `fail` annotation on a test
- *   that passed (Playwright reports expected failures as passes).
+ *   `<skipped type="XFAIL">`, nose2's `<skipped message="expected test
+ *   failure">` (no type, on a testcase), and Playwright's `fail` annotation
+ *   on a test that passed (Playwright reports expected failures as passes).
  * - `flaky`: passed after failing: `<flakyFailure>`/`<flakyError>` elements
  *   (Surefire, cargo-nextest) and no final failure.
  * - `passed`: none of the above.

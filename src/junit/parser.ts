@@ -2,7 +2,7 @@ import { TextDecoder } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { InputError, InternalError } from '../errors.js';
 import { firstInvalidUtf8, incompleteTail, sniffEncoding } from './decode.js';
-import { expectedFailureStatus, skipAsResult } from './dialects.js';
+import { expectedFailureStatus, skipAsResult, skipIsExpectedFailure } from './dialects.js';
 import { charRefReason, JUnitParseError } from './errors.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -738,7 +738,8 @@ export class JUnitStreamParser {
         if (owner.skipped !== undefined) return;
         owner.skipped =
           type === '' ? { message: detach(message) } : { type: detach(type), message: detach(message) };
-        owner.xfail = XFAIL_TYPES.has(type.toLowerCase());
+        owner.xfail =
+          XFAIL_TYPES.has(type.toLowerCase()) || (owner.depth >= 0 && skipIsExpectedFailure(type, attr));
         return;
       }
       default: {

@@ -316,7 +316,7 @@ describe('runner dialects, read off reports the runners wrote', () => {
     expect(byId(report, 'dialect::dialect.global::should fail but passes').status).toBe('passed');
   });
 
-  it('nose2: an unexpected success is a failure, not a skip', async () => {
+  it('nose2: an unexpected success is a failure, not a skip; an expected failure is xfailed', async () => {
     const report = await parseJUnitFile(generated('nose2', 'expected-failures.xml'));
     const t = byId(report, 'nose2-junit::test_calc.CalcTest::test_rounding_bug_fixed_upstream');
     expect(t.status).toBe('failed');
@@ -325,6 +325,12 @@ describe('runner dialects, read off reports the runners wrote', () => {
     ]);
     expect(t.skipped).toBeUndefined();
     expect(t.time).toBeCloseTo(0.000081, 9);
+    const xfail = byId(report, 'nose2-junit::test_calc.CalcTest::test_known_rounding_bug');
+    expect(xfail).toMatchObject({
+      status: 'xfailed',
+      skipped: { message: 'expected test failure' },
+      failures: [],
+    });
     expect(byId(report, 'nose2-junit::test_calc.CalcTest::test_download')).toMatchObject({
       status: 'skipped',
       skipped: { message: 'test skipped: needs a network' },
@@ -412,6 +418,21 @@ describe('runner dialects, read off reports the runners wrote', () => {
         'unexpected success with a type',
         tc('', '<skipped type="x" message="test passes unexpectedly"/>'),
         'skipped',
+      ],
+      [
+        'nose2 expected failure',
+        tc('', '<skipped message="expected test failure">Traceback</skipped>'),
+        'xfailed',
+      ],
+      [
+        'nose2 expected failure with a type',
+        tc('', '<skipped type="x" message="expected test failure"/>'),
+        'skipped',
+      ],
+      [
+        'nose2 expected failure + failure',
+        tc('', `<skipped message="expected test failure"/>${F}`),
+        'failed',
       ],
       ['CTest reason without notrun', tc('', '<skipped message="Unable to find executable"/>'), 'skipped'],
       ['CTest skip code', tc(' status="notrun"', '<skipped message="SKIP_RETURN_CODE=77"/>'), 'skipped'],
