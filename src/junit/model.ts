@@ -15,15 +15,48 @@
  *   (googletest, jasmine, tst), `result="skipped|suppressed"` (googletest).
  * - `xfailed`: an expected failure that did fail: pytest's
  *   `<skipped type="pytest.xfail">`, unittest-xml-reporting's
- *   `<skipped type="XFAIL">`, and Playwright's `fail` annotation on a test
- *   that passed (Playwright reports expected failures as passes).
+ *   `<skipped type="XFAIL">`, nose2's `<skipped message="expected test
+ *   failure">` (no type, on a testcase), and Playwright's `fail` annotation
+ *   on a test that passed (Playwright reports expected failures as passes).
  * - `flaky`: passed after failing: `<flakyFailure>`/`<flakyError>` elements
  *   (Surefire, cargo-nextest) and no final failure.
  * - `passed`: none of the above.
  *
+ * Some runners write a `<skipped>` element for a result that is not a skip.
+ * Each is recognised by the exact text the runner writes (a `<skipped>`
+ * without a `type`, on a testcase), and read as the element it stands for,
+ * which then takes part in the precedence above (it is no skip: it sets no
+ * `skipped`):
+ *
+ * - nose2's unexpected success, `<skipped message="test passes
+ *   unexpectedly">`, is a `<failure>` of kind `unexpectedSuccess`.
+ * - CTest's tests that never started although CTest counts them as failed,
+ *   `status="notrun"` with `<skipped message="Unable to find executable">`
+ *   (or `Required Files Missing`, `Fixture dependency failed`, `Missing
+ *   Configuration`), are an `<error>` of kind `notrun`. CTest's real skips
+ *   (`SKIP_RETURN_CODE=…`, `SKIP_REGULAR_EXPRESSION_MATCHED`) stay skips.
+ *
+ * The precedence has two exceptions, for runners that mark an expected
+ * failure with a `<skipped>` beside the `<failure>`. Each needs the runner's
+ * whole testcase shape, so a generic `<skipped>` next to a `<failure>` stays a
+ * failure:
+ *
+ * - node:test's failing `todo` test is `skipped` (node exits 0 for it):
+ *   exactly one `<skipped type="todo">` written before exactly one
+ *   `<failure>`, no `<error>` or retry elements, and the `failure` attribute
+ *   node puts on such a testcase. The skip's type `todo` marks it.
+ * - Catch2's failing `[!mayfail]`/`[!shouldfail]` test is `xfailed`:
+ *   `status="run"`, exactly one `<skipped>`, without a type, whose message
+ *   is `TEST_CASE tagged with !mayfail` (Catch2 v2 and v3 write that for both
+ *   tags; `…!shouldfail` is accepted too), written before one or more
+ *   `<failure>`/`<error>`, and no retry elements.
+ *
+ * Either way the `<failure>`/`<error>` details are kept in `failures`.
+ *
  * `<failure>`, `<error>` and `<skipped>` placed directly in a suite (a class
  * that failed to load, a TAP file that died) become one extra outcome per
- * suite, with the same precedence and the id `<suite>::<suite>`.
+ * suite, with the same precedence and the id `<suite>::<suite>`; the runner
+ * shapes above apply to testcases only.
  */
 export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'xfailed' | 'flaky';
 
@@ -33,7 +66,8 @@ export interface FailureDetail {
    * or body (`AssertionError`, `java.lang.IllegalStateException`), `panic` for
    * a Rust panic, the exception on a pytest traceback's last line
    * (`tests/t.py:25: AssertionError`), else the element name (`failure` or
-   * `error`).
+   * `error`). A `<skipped>` read as a failure or error (see above) has kind
+   * `unexpectedSuccess` (nose2) or `notrun` (CTest).
    */
   kind: string;
   /**
@@ -84,12 +118,20 @@ export interface TestOutcome {
   /** The testcase's `file` attribute, else its nearest suite's. */
   file?: string;
   status: TestStatus;
-  /** `<failure>` and `<error>` elements in document order (a testcase may carry several). */
+  /**
+   * `<failure>` and `<error>` elements in document order (a testcase may carry
+   * several), including `<skipped>` elements read as one (see above).
+   */
   failures: readonly FailureDetail[];
   skipped?: SkipDetail;
   /** Surefire/nextest rerunFailure, rerunError, flakyFailure and flakyError elements, in order. */
   retries?: RetryDetail[];
-  /** Seconds; absent when missing, negative or unparsable. */
+  /**
+   * Seconds; absent when missing, negative or unparsable. Locale-formatted
+   * times are read: a decimal comma (`0,014`, `1,234`: one comma, no dot),
+   * English thousands separators (`2,503.1`, `1,234,567`) and German ones
+   * (`1.234,5`).
+   */
   time?: number;
   /** Testcase-level `<property>` elements (value attribute, else text); the last of a repeated name wins. */
   properties?: Record<string, string>;

@@ -80,9 +80,15 @@ function lastLine(text: string, pattern: RegExp): string | undefined {
   return undefined;
 }
 
-// time="2,503.1" (a thousands separator, as Jenkins reads it).
-const THOUSANDS = /^\d{1,3}(?:,\d{3})+(?:\.\d*)?$/;
+// Times written with the runner's locale. One comma and no dot is a decimal
+// comma: xUnit.net and TestNG on a German or French locale write 14 ms as
+// "0,014", and "1,234" from them is 1.234 s. Only a dot or a second group
+// makes the comma a thousands separator: JUnit 5 and the xunit logger on an
+// English locale write "2,503.1" and "1,244.415". A German locale groups with
+// dots, "1.234,5". A leading zero group is no thousands separator.
 const DECIMAL_COMMA = /^\d+,\d+$/;
+const THOUSANDS = /^[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?$/;
+const THOUSANDS_DOT = /^[1-9]\d{0,2}(?:\.\d{3})+,\d+$/;
 // Integer durations this large are not seconds (a million seconds is eleven
 // days); container-structure-test writes Go's time.Duration, in nanoseconds.
 const NANOSECONDS_ABOVE = 1e6;
@@ -96,8 +102,9 @@ export function parseTime(raw: string | undefined): number | undefined {
   if (s === '') return undefined;
   let n = Number(s);
   if (Number.isNaN(n)) {
-    if (THOUSANDS.test(s)) n = Number(s.replace(/,/g, ''));
-    else if (DECIMAL_COMMA.test(s)) n = Number(s.replace(',', '.'));
+    if (DECIMAL_COMMA.test(s)) n = Number(s.replace(',', '.'));
+    else if (THOUSANDS.test(s)) n = Number(s.replace(/,/g, ''));
+    else if (THOUSANDS_DOT.test(s)) n = Number(s.replace(/\./g, '').replace(',', '.'));
   }
   if (!Number.isFinite(n) || n < 0) return undefined;
   if (n > NANOSECONDS_ABOVE && /^\d+$/.test(s)) return n / 1e9;

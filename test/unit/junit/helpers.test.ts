@@ -49,6 +49,26 @@ describe('parseTime', () => {
     expect(parseTime('1234567.5')).toBe(1234567.5);
     expect(parseTime('45.984125999999996')).toBe(45.984125999999996);
   });
+
+  it('reads a decimal comma as a comma locale writes it, and thousands separators only where unambiguous', () => {
+    // xUnit.net and TestNG on a comma-decimal locale.
+    expect(parseTime('0,014')).toBe(0.014);
+    expect(parseTime('1,234')).toBe(1.234);
+    expect(parseTime('0,0140000')).toBe(0.014);
+    expect(parseTime('12,5')).toBe(12.5);
+    // English grouping needs a dot or a second group; German grouping uses dots.
+    expect(parseTime('1,244.415')).toBe(1244.415);
+    expect(parseTime('1,234,567')).toBe(1234567);
+    expect(parseTime('1.234,5')).toBe(1234.5);
+    // Not a number in any locale.
+    expect(parseTime('0,014.5')).toBeUndefined();
+    expect(parseTime('1,2,3')).toBeUndefined();
+    expect(parseTime(',5')).toBeUndefined();
+    expect(parseTime('5,')).toBeUndefined();
+    expect(parseTime('1.234,')).toBeUndefined();
+    expect(parseTime('-0,5')).toBeUndefined();
+    expect(parseTime('1,5e3')).toBeUndefined();
+  });
 });
 
 describe('UTF-8 helpers', () => {

@@ -13,9 +13,12 @@ import {
   parseJUnitFile,
   type TestOutcome,
 } from '../../../src/junit/index.js';
-import { sharedDir } from '../../helpers/shared.js';
+import { repoRoot, sharedDir } from '../../helpers/shared.js';
 
 const corpus = (...segments: string[]) => path.join(sharedDir(), 'corpus', 'junit', ...segments);
+/** Reports written by real runners, kept in this repository (see its README). */
+const generated = (...segments: string[]) =>
+  path.join(repoRoot, 'test', 'corpus', 'junit-generated', ...segments);
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
@@ -28,6 +31,10 @@ function parseText(
 ): Promise<JUnitReport> {
   const bytes = typeof xml === 'string' ? Buffer.from(xml, 'utf8') : xml;
   return parseJUnit(chunked(bytes, chunk), opts);
+}
+
+function* slices(bytes: Uint8Array, size: number): Generator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
 /** Parses synchronously, feeding the given pieces one push each. */
@@ -256,6 +263,227 @@ describe('runner specifics, read off corpus files', () => {
   });
 });
 
+describe('runner dialects, read off reports the runners wrote', () => {
+  it('node:test: a failing todo test is a todo skip that keeps its failure; a plain failure still fails', async () => {
+    const report = await parseJUnitFile(generated('node-test', 'todo-failing.xml'));
+    const { passed, ...rest } = report.counts;
+    expect([passed, rest]).toEqual([2, { tests: 7, failed: 1, error: 0, skipped: 4, xfailed: 0, flaky: 0 }]);
+    const todo = byId(report, 'test::parses dates in every locale');
+    expect(todo.status).toBe('skipped');
+    expect(todo.skipped).toEqual({ type: 'todo', message: 'locale tables not written yet' });
+    expect(todo.failures).toHaveLength(1);
+    expect(todo.failures[0]).toMatchObject({
+      kind: 'testCodeFailure',
+      message: 'Expected values to be strictly equal:NaN !== 2024',
+    });
+    expect(todo.failures[0]!.body).toContain('AssertionError [ERR_ASSERTION]');
+    expect(todo.time).toBeGreaterThan(0);
+    expect(todo.time).toBeLessThan(10);
+    expect(byId(report, 'config loader::test::reads YAML anchors')).toMatchObject({
+      status: 'skipped',
+      skipped: { type: 'todo', message: 'anchors unsupported' },
+      failures: [{ kind: 'testCodeFailure', message: 'anchors are not supported' }],
+    });
+    expect(byId(report, 'test::passing todo')).toMatchObject({
+      status: 'skipped',
+      skipped: { type: 'todo', message: 'true' },
+      failures: [],
+    });
+    expect(byId(report, 'test::really fails').status).toBe('failed');
+  });
+
+  it('Catch2: a failing [!mayfail] or [!shouldfail] test is xfailed and keeps its failures', async () => {
+    const report = await parseJUnitFile(generated('catch2', 'mayfail-shouldfail.xml'));
+    const { passed, ...rest } = report.counts;
+    expect([passed, rest]).toEqual([3, { tests: 6, failed: 1, error: 0, skipped: 0, xfailed: 2, flaky: 0 }]);
+    const tag = { message: 'TEST_CASE tagged with !mayfail' };
+    const mayfail = byId(report, 'dialect::dialect.global::rounds half to even');
+    expect(mayfail).toMatchObject({ status: 'xfailed', skipped: tag, time: 0 });
+    expect(mayfail.failures).toEqual([
+      {
+        kind: 'CHECK',
+        message: 'static_cast<int>(2.5 + 0.5) == 2',
+        body: 'FAILED:\n  CHECK( static_cast<int>(2.5 + 0.5) == 2 )\nwith expansion:\n  3 == 2\nat dialect.cpp:14',
+      },
+    ]);
+    const shouldfail = byId(report, 'dialect::dialect.global::rejects an empty config');
+    expect(shouldfail).toMatchObject({ status: 'xfailed', skipped: tag });
+    expect(shouldfail.failures.map((f) => [f.kind, f.body])).toEqual([
+      ['TEST_CASE', 'FAILED:\nconfig loader not written yet\nat dialect.cpp:17'],
+    ]);
+    expect(byId(report, 'dialect::dialect.global::divides').status).toBe('failed');
+    // Catch2 fails the run for a [!shouldfail] test that passes, but writes a plain pass.
+    expect(byId(report, 'dialect::dialect.global::should fail but passes').status).toBe('passed');
+  });
+
+  it('nose2: an unexpected success is a failure, not a skip; an expected failure is xfailed', async () => {
+    const report = await parseJUnitFile(generated('nose2', 'expected-failures.xml'));
+    const t = byId(report, 'nose2-junit::test_calc.CalcTest::test_rounding_bug_fixed_upstream');
+    expect(t.status).toBe('failed');
+    expect(t.failures).toEqual([
+      { kind: 'unexpectedSuccess', message: 'test passes unexpectedly', body: '' },
+    ]);
+    expect(t.skipped).toBeUndefined();
+    expect(t.time).toBeCloseTo(0.000081, 9);
+    const xfail = byId(report, 'nose2-junit::test_calc.CalcTest::test_known_rounding_bug');
+    expect(xfail).toMatchObject({
+      status: 'xfailed',
+      skipped: { message: 'expected test failure' },
+      failures: [],
+    });
+    expect(byId(report, 'nose2-junit::test_calc.CalcTest::test_download')).toMatchObject({
+      status: 'skipped',
+      skipped: { message: 'test skipped: needs a network' },
+    });
+  });
+
+  it('CTest: a test that could not start is an error; its real skips stay skips', async () => {
+    const report = await parseJUnitFile(generated('ctest', 'not-run-reasons.xml'));
+    const read = Object.fromEntries(
+      report.tests.map((t) => [t.name, [t.status, t.failures.map((f) => `${f.kind}: ${f.message}`)]]),
+    );
+    expect(read).toEqual({
+      passes: ['passed', []],
+      fails: ['failed', ['failure: ']],
+      missing_executable: ['error', ['notrun: Unable to find executable']],
+      disabled_test: ['skipped', []],
+      skipped_by_code: ['skipped', []],
+      needs_data_file: ['error', ['notrun: Required Files Missing']],
+      setup_db: ['failed', ['failure: ']],
+      uses_db: ['error', ['notrun: Fixture dependency failed']],
+      skipped_by_regex: ['skipped', []],
+    });
+    const missing = byId(report, '(empty)::missing_executable::missing_executable');
+    expect(missing.failures[0]!.body).toBe('');
+    expect(missing.skipped).toBeUndefined();
+    expect(missing.time).toBe(0);
+    expect(byId(report, '(empty)::skipped_by_code::skipped_by_code').skipped).toEqual({
+      message: 'SKIP_RETURN_CODE=77',
+    });
+    const multi = await parseJUnitFile(generated('ctest', 'missing-configuration.xml'));
+    expect(multi.tests.map((t) => [t.status, t.failures[0]?.message])).toEqual([
+      ['error', 'Missing Configuration'],
+    ]);
+  });
+
+  it("only the runners' exact shapes are exceptions: a skip never hides a failure otherwise", async () => {
+    const tc = (attrs: string, inner: string) =>
+      `<testsuite name="s"><testcase name="t"${attrs}>${inner}</testcase></testsuite>`;
+    const F = '<failure message="boom">trace</failure>';
+    const E = '<error message="boom">trace</error>';
+    const todo = '<skipped type="todo" message="later"/>';
+    const tag = '<skipped message="TEST_CASE tagged with !mayfail"/>';
+    const cases: [string, string, string][] = [
+      ['generic skip + failure', tc('', `<skipped/>${F}`), 'failed'],
+      [
+        'generic skip with a message + failure',
+        tc(' failure="boom"', `<skipped message="later"/>${F}`),
+        'failed',
+      ],
+      ['node shape', tc(' failure="boom"', `${todo}${F}`), 'skipped'],
+      ['todo without the failure attribute', tc('', `${todo}${F}`), 'failed'],
+      ['todo after the failure', tc(' failure="boom"', `${F}${todo}`), 'failed'],
+      ['todo + two failures', tc(' failure="boom"', `${todo}${F}${F}`), 'failed'],
+      ['todo + error', tc(' failure="boom"', `${todo}${E}`), 'error'],
+      ['two todo skips + failure', tc(' failure="boom"', `${todo}${todo}${F}`), 'failed'],
+      ['todo + failure + rerun', tc(' failure="boom"', `${todo}${F}<rerunFailure message="x"/>`), 'failed'],
+      ['TODO in capitals', tc(' failure="boom"', `<skipped type="TODO"/>${F}`), 'failed'],
+      ['Catch2 shape', tc(' status="run"', `${tag}${F}${E}`), 'xfailed'],
+      [
+        'Catch2 shouldfail spelling',
+        tc(' status="run"', `<skipped message="TEST_CASE tagged with !shouldfail"/>${E}`),
+        'xfailed',
+      ],
+      [
+        'Catch2-like skip without the tag',
+        tc(' status="run"', `<skipped message="TEST_CASE skipped"/>${F}`),
+        'failed',
+      ],
+      ['Catch2 tag without status="run"', tc('', `${tag}${F}`), 'failed'],
+      [
+        'Catch2 tag with a type',
+        tc(' status="run"', `<skipped type="x" message="TEST_CASE tagged with !mayfail"/>${F}`),
+        'failed',
+      ],
+      ['Catch2 tag after the failure', tc(' status="run"', `${F}${tag}`), 'failed'],
+      ['Catch2 tag twice', tc(' status="run"', `${tag}${tag}${F}`), 'failed'],
+      ['Catch2 tag + flaky', tc(' status="run"', `${tag}${F}<flakyFailure message="x"/>`), 'failed'],
+      ['Catch2 tag alone', tc(' status="run"', tag), 'skipped'],
+      [
+        'unexpected success + todo',
+        tc(' failure="boom"', `${todo}<skipped message="test passes unexpectedly"/>`),
+        'failed',
+      ],
+      [
+        'unexpected success with a type',
+        tc('', '<skipped type="x" message="test passes unexpectedly"/>'),
+        'skipped',
+      ],
+      [
+        'nose2 expected failure',
+        tc('', '<skipped message="expected test failure">Traceback</skipped>'),
+        'xfailed',
+      ],
+      [
+        'nose2 expected failure with a type',
+        tc('', '<skipped type="x" message="expected test failure"/>'),
+        'skipped',
+      ],
+      [
+        'nose2 expected failure + failure',
+        tc('', `<skipped message="expected test failure"/>${F}`),
+        'failed',
+      ],
+      ['CTest reason without notrun', tc('', '<skipped message="Unable to find executable"/>'), 'skipped'],
+      ['CTest skip code', tc(' status="notrun"', '<skipped message="SKIP_RETURN_CODE=77"/>'), 'skipped'],
+      [
+        'CTest reason in the body',
+        tc(' status="notrun"', '<skipped>Unable to find executable</skipped>'),
+        'skipped',
+      ],
+      [
+        'suite-level unexpected success',
+        '<testsuite name="s"><skipped message="test passes unexpectedly"/></testsuite>',
+        'skipped',
+      ],
+    ];
+    for (const [what, xml, status] of cases) {
+      const report = await parseText(xml);
+      expect(
+        report.tests.map((t) => t.status),
+        what,
+      ).toEqual([status]);
+    }
+  });
+
+  it('xUnit.net on a comma locale: time="0,014" is 14 ms', async () => {
+    const report = await parseJUnitFile(generated('xunit-net', 'comma-locale-times.xml'));
+    expect(report.tests.map((t) => [t.name, t.time])).toEqual([
+      ['Calc.Tests.ParserTests.ParsesNumber', 0.014],
+      ['Calc.Tests.ParserTests.ParsesLargeFile', 1.234],
+      ['Calc.Tests.ParserTests.RejectsEmpty', 0.014],
+      ['Calc.Tests.MathTests.Divides', 0],
+    ]);
+  });
+
+  it("bats' &#27; for ANSI colours: the report is refused, naming the reference at its '&'", async () => {
+    const file = generated('bats', 'ansi-colours.xml');
+    const bytes = fs.readFileSync(file);
+    const err = await parseError(parseJUnitFile(file));
+    expect(err.code).toBe('JUNIT_INVALID');
+    expect(err.message).toBe(
+      `${file}:8:1: character reference &#27; (U+001B) is not allowed in XML 1.0 (ESC, as in ANSI colour codes: turn colour output off for the tests)`,
+    );
+    expect([err.line, err.column]).toEqual([8, 1]);
+    expect(bytes.toString('utf8').split('\n')[7]!.startsWith('&#27;[31m')).toBe(true);
+    // The same place whatever the chunking, references split across chunks included.
+    for (const size of [1, 2, 3, 7]) {
+      const e = syncError(() => parsePieces(Array.from(slices(bytes, size))));
+      expect([e.line, e.column, e.reason], `chunks of ${size}`).toEqual([8, 1, err.reason]);
+    }
+  });
+});
+
 describe('text as XML defines it', () => {
   it('reads a UTF-8 BOM file with CRLF line ends', async () => {
     const file = corpus('dotnet-xunit-transform', 'xunit-net-properties.xml');
@@ -393,6 +621,56 @@ describe('hardening', () => {
     const err = await parseError(parseText(xml));
     expect(err.reason).toContain('DOCTYPE declarations are not allowed');
     expect(err.line).toBe(2);
+  });
+
+  it('names a character reference XML forbids, where it starts, in text and attributes alike', async () => {
+    const cases: [string, string, string][] = [
+      [
+        '<testsuite><testcase name="a"><failure>x&#x1b;[0m</failure></testcase></testsuite>',
+        '1:41',
+        '&#x1b; (U+001B) is not allowed in XML 1.0 (ESC',
+      ],
+      [
+        '<testsuite><testcase name="a"><failure message="x&#27;"/></testcase></testsuite>',
+        '1:50',
+        '&#27; (U+001B) is not allowed in XML 1.0 (ESC',
+      ],
+      [
+        '<testsuite>\n  <testcase name="&#0;"/></testsuite>',
+        '2:19',
+        'character reference &#0; (U+0000) is not allowed in XML 1.0',
+      ],
+      [
+        '<testsuite><testcase name="&#xFFFE;"/></testsuite>',
+        '1:28',
+        'character reference &#xFFFE; (U+FFFE) is not allowed in XML 1.0',
+      ],
+      [
+        '<testsuite><testcase name="&#1114112;"/></testsuite>',
+        '1:28',
+        'character reference &#1114112; is past U+10FFFF',
+      ],
+      [
+        '<testsuite><testcase name="&#xZZ;"/></testsuite>',
+        '1:28',
+        'malformed character reference &#xZZ;: expected &#digits; or &#xhex;',
+      ],
+      ['<testsuite><testcase name="&#X41;"/></testsuite>', '1:28', 'malformed character reference &#X41;'],
+      [
+        '<?xml version="1.1"?><testsuite><testcase name="&#0;"/></testsuite>',
+        '1:49',
+        '&#0; (U+0000) is not allowed in XML 1.1',
+      ],
+    ];
+    for (const [xml, position, reason] of cases) {
+      const err = await parseError(parseText(xml));
+      expect(err.code, xml).toBe('JUNIT_INVALID');
+      expect(`${err.line}:${err.column}`, xml).toBe(position);
+      expect(err.reason, xml).toContain(reason);
+    }
+    // XML 1.1 allows control characters as references; the report reads.
+    const v11 = await parseText('<?xml version="1.1"?><testsuite><testcase name="a&#27;b"/></testsuite>');
+    expect(v11.tests[0]!.name).toBe('a\u001bb');
   });
 
   it('rejects an entity nobody declared, naming the allowed ones', async () => {

@@ -172,6 +172,33 @@ describe('patchgate signatures add', () => {
     ]);
   });
 
+  it('offers the skip, which the gate checks, for a skipped or xfailed test that carries failures', async () => {
+    const repo = GitDir.create();
+    const tests: ReportTest[] = [
+      {
+        id: 'test::parses dates',
+        status: 'skipped',
+        failures: [{ kind: 'testCodeFailure', message: 'Expected values to be strictly equal' }],
+        skipped: { type: 'todo', message: 'locale tables not written yet' },
+      },
+      {
+        id: 'dialect.global::rounds half',
+        status: 'xfailed',
+        failures: [
+          { kind: 'CHECK', message: 'x == 2' },
+          { kind: 'CHECK', message: 'y == 3' },
+        ],
+        skipped: { message: 'TEST_CASE tagged with !mayfail' },
+      },
+    ];
+    for (const test of ['test::parses dates', 'dialect.global::rounds half'])
+      expect(await signaturesCommand(args({ test }), memoryIO(repo.dir).io, fakeReport(tests).deps)).toBe(0);
+    expect(rows(repo).map((r) => [r.kind, r.template])).toEqual([
+      ['skipped', 'skipped|locale tables not written yet'],
+      ['xfailed', 'xfailed|TEST_CASE tagged with !mayfail'],
+    ]);
+  });
+
   it('writes seed-scheme rows that the seed normalizer produced', async () => {
     const repo = GitDir.create();
     expect(await signaturesCommand(args({ scheme: 'seed' }), memoryIO(repo.dir).io, fakeReport().deps)).toBe(
