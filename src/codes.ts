@@ -69,6 +69,12 @@ export const REASON_CODES = {
     'A JUnit report could not be read: not well-formed XML, not JUnit, or unsafe (a DOCTYPE, which could pull in external entities). A report that cannot be read is never evidence (verdict error); the finding names the file, line and column.',
   SETUP_FAILED:
     'The tests.setup command (e.g. npm ci) could not start, failed or timed out in a temporary worktree, so its tests cannot run (verdict error). The finding carries the first and last lines of its output; fix the install, or the setup command in the base config.',
+  SANDBOX_UNAVAILABLE:
+    'Head code could not run in the bubblewrap sandbox (bubblewrap missing, or user namespaces disabled as on Ubuntu 24.04). Outside CI it is recorded as a warning; under CI=true it is an error verdict and no head code runs, unless the base config sets sandbox.allowUnsandboxed.',
+  RESOURCE_LIMIT:
+    'A head process hit a cap of the sandbox (memory, file size, process count or wall time) and was stopped. A run that was stopped is never a pass; the finding names the cap and what was observed.',
+  CONTRACT_WRITTEN:
+    'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output). The gate judged the bytes read before any head code ran; the write is reported so a human sees the test is not checking what it claims.',
   CONFIG_INVALID:
     'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',
   INTERNAL_ERROR:

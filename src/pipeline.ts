@@ -3,12 +3,14 @@ import { isReasonCode } from './codes.js';
 import { loadConfig } from './config/load.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
+import { Checkouts, pruneLeftovers } from './git/checkouts.js';
+import { type Exec, execFile } from './git/exec.js';
 import { Git } from './git/git.js';
 import { resolveRevisions } from './git/revisions.js';
-import { Worktrees } from './git/worktree.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
@@ -30,7 +32,8 @@ import {
   verdictOf,
 } from './report/scorecard.js';
 import { TestSession } from './runners/tests/session.js';
-import { type Exec, execFile } from './util/exec.js';
+import { limitsFromConfig, openSandbox } from './sandbox/open.js';
+import type { Sandbox } from './sandbox/sandbox.js';
 import { isInside, toPosix } from './util/repo-path.js';
 import { scrubbedEnv } from './util/scrub-env.js';
 
@@ -58,6 +61,8 @@ export interface GateHooks {
   onLayerEnd?(summary: LayerSummary): void | Promise<void>;
   /** A report a layer produced besides its findings (e.g. hit_report.head.json). */
   onArtifact?(artifact: Artifact): void | Promise<void>;
+  /** The folder of the run's logs, once every head process is gone and before it is removed. */
+  onLogs?(dir: string): void | Promise<void>;
 }
 
 export interface RunGateOptions {
@@ -77,8 +82,12 @@ export interface RunGateOptions {
   clock?: Clock;
   exec?: Exec;
   hooks?: GateHooks;
-  /** Where layers keep logs and reports of the commands they run (test runs); a temp dir when absent. */
-  logDir?: string;
+  /** The door head code goes through; detected from the machine and the base config when absent. */
+  sandbox?: Sandbox;
+  /** This process's id: names its temp folders, so a later run can prune them if this one is killed. */
+  ownerPid?: number;
+  /** Whether a process is alive (to prune temp folders of killed runs); asks /proc when absent. */
+  isAlive?(pid: number): boolean;
   /** Run layers marked `onlyAfterClean` even when an earlier layer rejected (CLI: --all-layers). */
   allLayers?: boolean;
   /** The layers to run, in order; defaults to LAYERS. Contracts should stay first. */
@@ -106,29 +115,32 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   const today = options.today ?? new Date().toISOString().slice(0, 10);
   const started = clock.now();
   const signal = options.signal ?? new AbortController().signal;
-  const git = new Git(options.exec ?? execFile, path.resolve(options.cwd), signal);
+  const git = Git.forEnv(options.exec ?? execFile, path.resolve(options.cwd), options.env, signal);
+  // Folders a killed run left behind (SIGKILL gives no chance to clean up) go first.
+  await pruneLeftovers(options.isAlive);
   const revs = await resolveRevisions(git, options.base, options.head);
   const repo = git.at(revs.repoRoot);
-  const worktrees = new Worktrees(repo);
+  const checkouts = new Checkouts(repo, options.ownerPid ?? 0);
   let card: Omit<Scorecard, 'timings'>;
   const timings: Record<string, number> = {};
   const phases = { revisionsMs: 0, setupMs: 0, cleanupMs: 0 };
   let tests: TestSession | undefined;
+  let isolation: Scorecard['isolation'] = { mode: 'process' };
   try {
-    const baseRoot = await worktrees.add(revs.baseCommit, 'base');
-    let headRoot: string;
     let headTree: string;
     if (revs.head.worktree) {
-      headRoot = revs.repoRoot;
       const exclude = (options.excludeFromHead ?? [])
         .map((p) => path.resolve(options.cwd, p))
         .filter((p) => isInside(revs.repoRoot, p) && p !== revs.repoRoot)
         .map((p) => toPosix(path.relative(revs.repoRoot, p)));
-      headTree = await snapshotWorkingTree(repo, { ...options.env }, exclude);
+      headTree = await snapshotWorkingTree(repo, exclude);
     } else {
-      headRoot = await worktrees.add(revs.head.commit, 'head');
       headTree = await repo.out(['rev-parse', `${revs.head.commit}^{tree}`]);
     }
+    // Head code never runs in the user's working tree, nor in anything git manages: both revisions are
+    // private copies written from git's objects.
+    const baseRoot = await checkouts.add(revs.baseCommit, 'base');
+    const headRoot = await checkouts.add(headTree, 'head');
     await options.hooks?.onRevisionsReady?.({ baseRoot, headRoot });
     if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
 
@@ -143,13 +155,32 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       .filter((l) => l.enabled(config))
       .flatMap((l) => l.contractFiles(config));
 
-    const logDir = options.logDir ?? (await worktrees.scratch('logs'));
+    const sandbox =
+      options.sandbox ??
+      (await openSandbox(options.env.PATH, {
+        readOnly: config.sandbox.readOnly,
+        limits: limitsFromConfig(config.sandbox.limits),
+      }));
+    isolation = describeIsolation(sandbox.isolation);
+    const isolationFinding = unsandboxedFinding(
+      sandbox.isolation,
+      config.sandbox.allowUnsandboxed,
+      options.env,
+    );
+    const logDir = await checkouts.scratch('logs');
+    await sandbox.grant(headRoot);
+    await sandbox.grant(baseRoot);
     tests = config.tests
       ? new TestSession({
           tests: config.tests,
-          head: { root: headRoot, isWorkingTree: revs.head.worktree },
+          head: {
+            root: headRoot,
+            // A working-tree head borrows the user's installed dependencies: they belong to that very tree.
+            ...(revs.head.worktree ? { dependenciesFrom: revs.repoRoot } : {}),
+          },
           base: { root: baseRoot },
-          env: scrubbedEnv(options.env),
+          env: { ...scrubbedEnv(options.env), ...config.tests.env },
+          sandbox,
           logDir,
           signal,
         })
@@ -165,12 +196,13 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       today,
       logDir,
       ...(tests ? { tests } : {}),
+      sandbox,
       signal,
     };
 
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
-    const findings: Finding[] = [];
+    const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -181,6 +213,15 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           status: 'skipped',
           findings: 0,
           reason: `not enabled in ${configFile}`,
+        });
+        continue;
+      }
+      if (isolationFinding?.severity === 'error' && layer.runsHeadCode) {
+        layers.push({
+          name: layer.name,
+          status: 'skipped',
+          findings: 0,
+          reason: 'head code runs only in the sandbox here (see SANDBOX_UNAVAILABLE)',
         });
         continue;
       }
@@ -242,11 +283,14 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       overrides: overrides.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       frozen,
       today,
+      isolation,
     };
+    // Every head process is gone by now: the logs are copied out while their folder still exists.
+    await options.hooks?.onLogs?.(logDir);
   } finally {
     phases.setupMs = Math.round(tests?.setupMs ?? 0);
     const t0 = clock.now();
-    await worktrees.dispose();
+    await checkouts.dispose();
     phases.cleanupMs = Math.round(clock.now() - t0);
   }
   // The whole run, removal of worktrees and installed dependencies included.

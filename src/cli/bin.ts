@@ -20,5 +20,6 @@ const code = await main({
   stdout: process.stdout,
   stderr: process.stderr,
   signal: controller.signal,
+  pid: process.pid,
 });
 process.exitCode = signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;

@@ -6,6 +6,8 @@ export interface CliIO {
   stdout: { write(s: string): unknown; isTTY?: boolean };
   stderr: { write(s: string): unknown; isTTY?: boolean };
   signal: AbortSignal;
+  /** The process id, naming the run's temp folders so a later run can prune them if this one is killed. */
+  pid?: number;
 }
 
 export function useColor(io: CliIO): boolean {

@@ -77,6 +77,47 @@ export class OutFolder {
   }
 
   /**
+   * Copies the logs of a run (written by head processes into the gate's
+   * scratch folder) into `tests/`, once every head process is gone. Only
+   * regular files are copied (a symlink a head process planted is never
+   * followed), each cut to its last `perFile` bytes, all of them to `total`.
+   */
+  async copyLogs(from: string, caps = { perFile: 8 * 1024 ** 2, total: 64 * 1024 ** 2 }): Promise<void> {
+    let budget = caps.total;
+    const walk = async (rel: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await fsp.readdir(path.join(from, rel), { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const child = rel === '' ? e.name : path.join(rel, e.name);
+        if (e.isDirectory()) await walk(child);
+        if (!e.isFile() || budget <= 0) continue;
+        const src = path.join(from, child);
+        const st = await fsp.lstat(src);
+        if (!st.isFile()) continue;
+        const keep = Math.min(st.size, caps.perFile, budget);
+        budget -= keep;
+        const handle = await fsp.open(src, fsp.constants.O_RDONLY | fsp.constants.O_NOFOLLOW);
+        try {
+          const buf = Buffer.alloc(keep);
+          await handle.read(buf, 0, keep, st.size - keep);
+          const dest = path.join(this.logDir, child);
+          await this.fs.mkdir(path.dirname(dest), { recursive: true });
+          const note =
+            keep < st.size ? `[patchgate: the first ${st.size - keep} bytes of this log were cut]\n` : '';
+          await this.fs.writeFile(dest, note + buf.toString('utf8'));
+        } finally {
+          await handle.close();
+        }
+      }
+    };
+    await walk('');
+  }
+
+  /**
    * Writes `files` atomically, the scorecard last. On any failure, removes
    * every file of this run (renamed or not) and throws OUTPUT_WRITE_FAILED.
    */

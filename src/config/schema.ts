@@ -13,6 +13,47 @@ const repoGlob = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: `glob '${value}' ${problem}` });
 });
 
+/** Variables a layer passes to head code: the values come from the base config, never from the head. */
+const headEnv = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'), z.string())
+  .default({});
+
+/** An absolute host path, for folders head processes may read. */
+const hostPath = z.string().superRefine((value, ctx) => {
+  if (!value.startsWith('/') || value.split('/').includes('..'))
+    ctx.addIssue({ code: 'custom', message: `'${value}' must be an absolute path without '..'` });
+});
+
+const sandboxSchema = z
+  .strictObject({
+    allowUnsandboxed: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Under CI=true, running head code without bubblewrap is an error verdict unless this is true (then it is recorded as a warning).',
+      ),
+    readOnly: z
+      .array(hostPath)
+      .default([])
+      .describe(
+        'More host folders head processes may read, besides the system folders (e.g. an interpreter installed under a home folder).',
+      ),
+    limits: z
+      .strictObject({
+        memoryMb: z.int().min(64).default(4096).describe('Resident memory of one head process tree.'),
+        processes: z.int().min(16).default(1024).describe('Processes the sandbox user may have at once.'),
+        fileMb: z
+          .int()
+          .min(1)
+          .default(1024)
+          .describe('Largest file a head process may write, logs included.'),
+      })
+      .default({ memoryMb: 4096, processes: 1024, fileMb: 1024 }),
+  })
+  .describe('How head code is sandboxed (bubblewrap on Linux).');
+
+export type SandboxConfig = z.output<typeof sandboxSchema>;
+
 export const DEFAULT_PROTECTED_GLOBS = [
   '.github/workflows/**',
   'CODEOWNERS',
@@ -100,7 +141,8 @@ const hitsSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe('Worker threads for in-process properties (default: the number of cores).'),
+      .describe('Sandboxed processes for TypeScript/JavaScript properties (default: the number of cores).'),
+    network: z.boolean().default(false).describe('Give property code network access (off by default).'),
     operators: z
       .array(
         z.strictObject({
@@ -156,7 +198,9 @@ const seedsSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe('Worker threads for fast-check properties (default: the number of cores).'),
+      .describe('Sandboxed processes for fast-check properties (default: the number of cores).'),
+    env: headEnv.describe('Variables the replays run with, e.g. {"PYTHONPATH": "src:."}.'),
+    network: z.boolean().default(false).describe('Give seed replays network access (off by default).'),
   })
   .describe('Layer `seeds`: do recorded counterexample seeds still hold, at no fewer examples?');
 
@@ -203,6 +247,12 @@ const testsSchema = z
       .min(1)
       .optional()
       .describe('Run in each temporary worktree before its tests, e.g. ["npm", "ci"].'),
+    env: headEnv.describe('Variables the tests (and setup) run with, e.g. {"PYTHONPATH": "src:."}.'),
+    network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
+    setupNetwork: z
+      .boolean()
+      .default(true)
+      .describe('Give the setup command network access (on by default: installs fetch packages).'),
     reuse: z
       .strictObject({
         lockfiles: z.array(repoPath).default(DEFAULT_LOCKFILES),
@@ -294,6 +344,11 @@ export const configSchema = z
     tests: testsSchema.optional(),
     signatures: signaturesSchema.optional(),
     stability: stabilitySchema.optional(),
+    sandbox: sandboxSchema.default({
+      allowUnsandboxed: false,
+      readOnly: [],
+      limits: { memoryMb: 4096, processes: 1024, fileMb: 1024 },
+    }),
   })
   .superRefine((c, ctx) => {
     for (const layer of ['signatures', 'stability'] as const) {

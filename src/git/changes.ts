@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Git } from './git.js';
@@ -22,35 +22,78 @@ const KIND: Record<string, ChangeKind> = {
 };
 
 /**
- * The tree the working tree would commit to: tracked changes, plus untracked
- * files git does not ignore. Built in a throw-away index so the user's own
- * index and stash are never touched.
+ * The tree the working tree would commit to: tracked files as they are on
+ * disk, plus untracked files git does not ignore. Built in a throw-away index
+ * so the user's own index and stash are never touched.
  *
- * The throw-away index starts from HEAD's tree with no stat data, never from
- * a copy of the real index: a copied index carries the real one's cached
- * stat data under a newer mtime, so git no longer sees a file edited in the
- * same second as the index was written (same size, same mtime) as racily
- * clean and never rehashes it. A forged contract file written right after a
- * commit would then pass for the committed one. Without stat data, git hashes
- * every file's content.
+ * Every file's content is hashed, never taken from stat data: a copy of the
+ * real index keeps its cached stat data under a newer mtime, so git would no
+ * longer see a file edited in the same second as the index was written (same
+ * size, same mtime) as changed, and a forged contract file written right
+ * after a commit would pass for the committed one.
+ *
+ * Nothing of the repository's configuration runs: `git add` would run the
+ * clean filters `.gitattributes` and `.git/config` name (both the patch's to
+ * write in working-tree mode), so blobs are hashed with `--no-filters` and the
+ * index is written entry by entry.
  */
-export async function snapshotWorkingTree(
-  git: Git,
-  env: NodeJS.ProcessEnv,
-  exclude: readonly string[],
-): Promise<string> {
+export async function snapshotWorkingTree(git: Git, exclude: readonly string[]): Promise<string> {
+  const root = await git.out(['rev-parse', '--show-toplevel']);
+  const listed = await git.out([
+    'ls-files',
+    '-z',
+    '--cached',
+    '--others',
+    '--exclude-standard',
+    '--full-name',
+    ':/',
+  ]);
+  const excluded = (p: string) => exclude.some((e) => p === e || p.startsWith(`${e}/`));
+  const gitlinks = new Map<string, string>();
+  for (const rec of (await git.out(['ls-files', '-z', '--stage', ':/'])).split('\0')) {
+    if (!rec.startsWith('160000 ')) continue;
+    const [mode, sha] = rec.split(' ') as [string, string];
+    gitlinks.set(rec.slice(rec.indexOf('\t') + 1), `${mode} ${sha}`);
+  }
+  const files: { path: string; mode: string }[] = [];
+  const links: { path: string; target: string }[] = [];
+  const entries: string[] = [];
+  for (const p of [...new Set(listed.split('\0'))].filter((x) => x !== '' && !excluded(x))) {
+    const gitlink = gitlinks.get(p);
+    if (gitlink !== undefined) {
+      entries.push(`${gitlink}\t${p}`);
+      continue;
+    }
+    let st: Awaited<ReturnType<typeof lstat>>;
+    try {
+      st = await lstat(path.join(root, p));
+    } catch {
+      continue; // deleted in the working tree
+    }
+    if (st.isSymbolicLink()) links.push({ path: p, target: await readlink(path.join(root, p)) });
+    else if (st.isFile()) files.push({ path: p, mode: st.mode & 0o111 ? '100755' : '100644' });
+  }
+  if (files.length > 0) {
+    const shas = (
+      await git.out(
+        ['hash-object', '-w', '--no-filters', '--stdin-paths'],
+        {},
+        files.map((f) => f.path).join('\n'),
+      )
+    ).split('\n');
+    for (const [i, f] of files.entries()) entries.push(`${f.mode} ${shas[i]}\t${f.path}`);
+  }
+  for (const l of links) {
+    const sha = await git.out(['hash-object', '-w', '--no-filters', '--stdin'], {}, l.target);
+    entries.push(`120000 ${sha}\t${l.path}`);
+  }
   const dir = await mkdtemp(path.join(tmpdir(), 'patchgate-index-'));
-  const index = path.join(dir, 'index');
+  const index = { GIT_INDEX_FILE: path.join(dir, 'index') };
   try {
-    const withIndex = { ...env, GIT_INDEX_FILE: index };
-    // HEAD's entries first, so a tracked file that matches .gitignore stays tracked.
-    await git.out(['read-tree', 'HEAD'], withIndex);
-    // An excluded path that git already ignores must not be named: git refuses pathspecs for ignored paths.
-    const kept: string[] = [];
-    for (const e of exclude) if ((await git.try(['check-ignore', '-q', '--', e])).code !== 0) kept.push(e);
-    const pathspec = [':/', ...kept.map((e) => `:(exclude,top)${e}`)];
-    await git.out(['add', '--all', '--', ...pathspec], withIndex);
-    return await git.out(['write-tree'], withIndex);
+    if (entries.length > 0) {
+      await git.out(['update-index', '-z', '--index-info'], index, `${entries.join('\0')}\0`);
+    }
+    return await git.out(['write-tree'], index);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@ import type { ReasonCode } from '../codes.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { TestSession } from '../runners/tests/session.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 
 /** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
 export type Severity = 'reject' | 'warn' | 'error';
@@ -55,6 +56,8 @@ export interface LayerContext {
   logDir: string;
   /** Runs the repository's tests, when the config says how (`tests`). */
   tests?: TestSession;
+  /** The one door head code goes through. */
+  sandbox: Sandbox;
   signal: AbortSignal;
 }
 
@@ -88,6 +91,8 @@ export interface Layer {
   readonly name: string;
   /** Runs only when every earlier layer passed (seed 002's order), unless the run asks for all layers. */
   readonly onlyAfterClean?: boolean;
+  /** Starts head code (through the sandbox); never run when the sandbox is required and missing. */
+  readonly runsHeadCode?: boolean;
   enabled(config: PatchgateConfig): boolean;
   /** Contract files this layer reads from the base, given the base config. */
   contractFiles(config: PatchgateConfig): NamedContract[];

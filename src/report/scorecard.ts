@@ -1,3 +1,4 @@
+import type { IsolationRecord } from '../layers/sandbox-finding.js';
 import type { Finding, FrozenItem, Override, Severity } from '../layers/types.js';
 import { byCodePoint } from '../util/compare.js';
 
@@ -29,6 +30,8 @@ export interface Scorecard {
   frozen: FrozenItem[];
   /** The date freezes were judged against. */
   today: string;
+  /** How head code was isolated (bubblewrap, or plain processes) and why. */
+  isolation: IsolationRecord;
   /**
    * The only part that may differ between two runs on the same inputs. It
    * accounts for the whole run: resolving and checking out the revisions,

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJiti, type Jiti } from 'jiti';
@@ -9,10 +10,12 @@ import { createJiti, type Jiti } from 'jiti';
  */
 export function createModuleLoader(options: { cache: boolean; alias?: Record<string, string> }): Jiti {
   const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'index');
+  // The engine is ours too: a `fast-check` the patch committed or installed is never what runs.
+  const fastCheck = createRequire(import.meta.url).resolve('fast-check');
   return createJiti(import.meta.url, {
     moduleCache: options.cache,
     fsCache: false,
     interopDefault: true,
-    alias: { ...options.alias, patchgate: self },
+    alias: { 'fast-check': fastCheck, ...options.alias, patchgate: self },
   });
 }

@@ -55,11 +55,16 @@ export async function checkCommand(
     env: io.env,
     today,
     allLayers: values['all-layers'],
-    logDir: folder.logDir,
+    ...(io.pid !== undefined ? { ownerPid: io.pid } : {}),
     signal: io.signal,
     excludeFromHead: [out],
     hooks: {
       ...hooks,
+      // Head processes wrote their logs where only they and the gate could; now that all of them are gone, the gate copies them out.
+      onLogs: async (dir) => {
+        await folder.copyLogs(dir);
+        await hooks?.onLogs?.(dir);
+      },
       onArtifact: async (artifact) => {
         artifacts.push(artifact);
         await hooks?.onArtifact?.(artifact);

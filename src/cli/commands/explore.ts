@@ -4,16 +4,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load.js';
 import { InputError } from '../../errors.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import type { SeedReplay } from '../../layers/seeds/model.js';
 import { replayTape } from '../../layers/seeds/replay-tape.js';
 import { readTape, type TapeRow, type TapeRunner } from '../../layers/seeds/tape.js';
-import { execFile } from '../../util/exec.js';
+import { limitsFromConfig, openSandbox } from '../../sandbox/open.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import type { CliIO } from '../io.js';
 import { shellCommand } from '../shell-quote.js';
 import { usage } from '../usage.js';
+import { workingCopy } from '../working-copy.js';
 
 /** Where fresh seeds come from; injected so tests can pin them. */
 export interface RandomSource {
@@ -117,7 +119,8 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
   });
   const runs = parseRuns(values.runs);
 
-  const root = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);
+  const root = await findRepoRoot(git);
   const { config, file: configFile } = await loadConfig(root);
   const cfg = config.seeds;
   if (!cfg)
@@ -153,12 +156,21 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
 
   const logDir = await mkdtemp(path.join(tmpdir(), 'patchgate-explore-'));
   let keepLogs = false;
+  let copy: Awaited<ReturnType<typeof workingCopy>> | undefined;
   try {
+    copy = await workingCopy(git.at(root), root, io.pid ?? 0);
+    // Exploring runs the working tree's own property code: through the sandbox like any head code.
+    const sandbox = await openSandbox(io.env.PATH, {
+      readOnly: config.sandbox.readOnly,
+      limits: limitsFromConfig(config.sandbox.limits),
+    });
+    await sandbox.grant(logDir);
     const replay = await replayTape({
-      root,
+      root: copy.root,
       rows,
       config: cfg,
-      env: scrubbedEnv(io.env),
+      env: { ...scrubbedEnv(io.env), ...cfg.env },
+      sandbox,
       logDir,
       signal: io.signal,
     });
@@ -282,6 +294,7 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
     if (keepLogs) w(`Logs kept in ${logDir}`);
     return ok ? 0 : 1;
   } finally {
+    await copy?.dispose();
     if (!keepLogs) await rm(logDir, { recursive: true, force: true });
   }
 }

@@ -5,11 +5,11 @@ import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import { CONFIG_FILE_FOR, type ConfigFormat, renderConfig } from '../../config/scaffold.js';
 import { configSchema, type PatchgateConfigInput } from '../../config/schema.js';
 import { InputError } from '../../errors.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
 import { readTapeIfExists } from '../../layers/seeds/tape.js';
-import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
 import { usage } from '../usage.js';
@@ -54,7 +54,7 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   });
   const format = values.format as ConfigFormat;
   if (!(format in CONFIG_FILE_FOR)) throw usage(`--format must be json, yaml or ts, got '${values.format}'`);
-  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
 
   let roots = (values.root ?? []).map((r) => assertRepoPath(r, '--root'));
   if (roots.length === 0) {

@@ -13,9 +13,9 @@ import {
   parseFlakeLedger,
 } from '../../freeze/flake-ledger.js';
 import { isExpired, isoDate, resolveToday } from '../../freeze/model.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
-import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
 import { usage } from '../usage.js';
@@ -139,7 +139,7 @@ async function ledgerAdd(args: string[], io: CliIO, deps: LedgerDeps): Promise<n
 
   const digest = await resolveRowDigest(property, values.digest, deps);
 
-  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
   const abs = path.join(repoRoot, file);
   const { ledger, created } = await readOrCreate(abs, file);
 

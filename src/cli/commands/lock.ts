@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
-import { execFile } from '../../util/exec.js';
 import type { CliIO } from '../io.js';
 
 export async function lockCommand(args: string[], io: CliIO): Promise<number> {
@@ -13,7 +13,7 @@ export async function lockCommand(args: string[], io: CliIO): Promise<number> {
     strict: true,
     allowPositionals: false,
   });
-  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
   const { config, file } = await loadConfig(repoRoot);
   const dryRun = values['dry-run'] ?? false;
   const result = await relockFixtures({ repoRoot, config, owner: values.owner, dryRun });

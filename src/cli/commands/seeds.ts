@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readContractTextIfExists } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { parseTape } from '../../layers/seeds/tape.js';
@@ -13,7 +14,6 @@ import {
   rawTapeValue,
   seedRequestFromFlags,
 } from '../../layers/seeds/tape-edit.js';
-import { execFile } from '../../util/exec.js';
 import type { CliIO } from '../io.js';
 import { shellCommand } from '../shell-quote.js';
 import { usage } from '../usage.js';
@@ -73,7 +73,7 @@ async function seedsAdd(args: string[], io: CliIO): Promise<number> {
     );
   const request = seedRequestFromFlags(positionals[0], values);
 
-  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
   const { config, file: configFile } = await loadConfig(repoRoot);
   const file = config.seeds?.tape ?? DEFAULT_TAPE;
   const abs = path.join(repoRoot, file);

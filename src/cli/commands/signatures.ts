@@ -14,12 +14,12 @@ import {
   type SignatureFreeze,
   type SignatureRow,
 } from '../../freeze/signature-freeze.js';
+import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { isGenericTemplate } from '../../signatures/generic.js';
 import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../../signatures/normalize.js';
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
-import { execFile } from '../../util/exec.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
 import { usage } from '../usage.js';
@@ -224,7 +224,7 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
   }
   const chosen = pickCandidate(candidates, test, values.failure);
 
-  const repoRoot = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
+  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
   const abs = path.join(repoRoot, file);
   const { freeze, created } = await readOrCreate(abs, file);
 

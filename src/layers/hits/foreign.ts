@@ -3,6 +3,7 @@ import { CommandChecker } from '../../runners/command/command-check.js';
 import { HarnessClient } from '../../runners/harness/client.js';
 import { HarnessError } from '../../runners/harness/protocol.js';
 import { PYTHON_ADAPTER_PATH } from '../../runners/harness/python-adapter.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import type { PropertyInfo, Status } from './model.js';
 import { generateMutants, type Mutant, type PerturbOptions } from './perturb/index.js';
 import type { FixtureCache, RunOutcome, ScoredProperty, SourceProblem } from './scorer.js';
@@ -21,6 +22,7 @@ export interface ScoreForeignOptions {
   fixtures: FixtureCache;
   timeoutMs: number;
   env: Record<string, string>;
+  sandbox: Sandbox;
   signal: AbortSignal;
   /** Registers a property (unique name, locked fixture, well-formed claims) or reports why not. */
   accept(info: PropertyInfo): boolean;
@@ -110,6 +112,7 @@ export async function scoreForeign(
       client = await HarnessClient.start({
         command: h.command,
         cwd: opts.root,
+        sandbox: opts.sandbox,
         env: opts.env,
         timeoutMs: opts.timeoutMs,
         signal: opts.signal,
@@ -159,6 +162,7 @@ export async function scoreForeign(
     const checker = await CommandChecker.create({
       command: c.command,
       cwd: opts.root,
+      sandbox: opts.sandbox,
       env: opts.env,
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,

@@ -27,6 +27,7 @@ function has(value: unknown, claim: string): boolean {
 
 export const hitsLayer: Layer = {
   name: LAYER,
+  runsHeadCode: true,
   enabled: (config: PatchgateConfig) => config.hits?.enabled === true,
   contractFiles: (config: PatchgateConfig): NamedContract[] =>
     config.hits ? [{ path: config.hits.ledger, role: 'hits.ledger' }] : [],
@@ -44,13 +45,24 @@ export const hitsLayer: Layer = {
     const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
     const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
     const childEnv = scrubbedEnv(ctx.env);
-    const pool = new PropertyPool({ workers: hits.workers, timeoutMs: hits.timeoutMs, env: childEnv });
+    // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
+    const poolFor = (root: string) =>
+      new PropertyPool({
+        workers: hits.workers,
+        timeoutMs: hits.timeoutMs,
+        env: childEnv,
+        sandbox: ctx.sandbox,
+        root,
+        signal: ctx.signal,
+      });
     const lockedSet = new Set(locked.keys());
     let base: Awaited<ReturnType<typeof scoreRevision>>;
     let head: Awaited<ReturnType<typeof scoreRevision>>;
+    const basePool = poolFor(ctx.base.root);
+    const headPool = poolFor(ctx.head.root);
     try {
-      const common = { hits, pool, locked: lockedSet, childEnv, signal: ctx.signal };
-      base = await scoreRevision({ ...common, side: 'base', root: ctx.base.root });
+      const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
+      base = await scoreRevision({ ...common, pool: basePool, side: 'base', root: ctx.base.root });
       if (base.emptySources.length > 0) {
         throw nothingConfigured(
           ctx.configFile,
@@ -66,9 +78,9 @@ export const hitsLayer: Layer = {
           `the hits layer is on, but ${keys.join(', ')} yield no property in the base revision`,
         );
       }
-      head = await scoreRevision({ ...common, side: 'head', root: ctx.head.root });
+      head = await scoreRevision({ ...common, pool: headPool, side: 'head', root: ctx.head.root });
     } finally {
-      await pool.close();
+      await Promise.all([basePool.close(), headPool.close()]);
     }
 
     // The ledger is judged against the base's properties and the base's locked fixtures.

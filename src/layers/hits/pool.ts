@@ -1,9 +1,5 @@
-import {
-  builtWorkerFile,
-  HEARTBEAT_BYTES,
-  WatchedPool,
-  WorkerCrashError,
-} from '../../runners/pool/watched-pool.js';
+import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../sandbox/process-pool.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import type { MutantLabel, MutantOutcome } from './model.js';
 import type {
   ListResult,
@@ -37,11 +33,16 @@ export interface PoolOptions {
   timeoutMs: number;
   /** Exactly the environment head code may see; never the gate's own. */
   env: Record<string, string>;
+  sandbox: Sandbox;
+  /** The checkout whose properties this pool runs: one pool per revision, so head code never sees the base. */
+  root: string;
+  readOnly?: readonly string[];
+  signal?: AbortSignal;
 }
 
-/** Worker threads for in-process hit scoring, one watched task per property. */
+/** Sandboxed processes for hit scoring of one revision, one watched task per batch of properties. */
 export class PropertyPool {
-  private readonly pool: WatchedPool;
+  private readonly pool: ProcessPool;
   readonly size: number;
   /** Mutant labels the workers sent, by key; a key is listed in `knownLabels` only once its labels are here. */
   private readonly labels = new Map<string, MutantLabel[]>();
@@ -49,7 +50,7 @@ export class PropertyPool {
   private readonly knownLabels: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {
-    this.pool = new WatchedPool({ ...opts, filename: builtWorkerFile('layers/hits/worker') });
+    this.pool = new ProcessPool({ ...opts, handler: builtWorkerFile('layers/hits/worker') });
     this.size = this.pool.size;
   }
 
@@ -63,12 +64,11 @@ export class PropertyPool {
 
   /** Scores one property `runs` times in one task; one result per run, in order. */
   async score(task: Omit<ScoreTask, 'kind' | 'progress' | 'knownLabels'>): Promise<ScoreResult[]> {
-    const progress = new SharedArrayBuffer(HEARTBEAT_BYTES);
     const wires = (await this.run(
-      { ...task, kind: 'score', progress, knownLabels: this.knownLabels } satisfies ScoreTask,
+      { ...task, kind: 'score', knownLabels: this.knownLabels } satisfies Omit<ScoreTask, 'progress'>,
       task.name,
       (i) => new CheckTimeoutError(task.name, i, this.opts.timeoutMs),
-      progress,
+      true,
     )) as ScoreWireResult[];
     if (!Array.isArray(wires) || wires.length !== (task.runs ?? 1)) {
       throw new WorkerCrashError(
@@ -104,10 +104,9 @@ export class PropertyPool {
       }
       return { module: it.module, name: it.name, fixture: f };
     });
-    const progress = new SharedArrayBuffer(HEARTBEAT_BYTES);
-    const beat = new Int32Array(progress);
     const label = `${items.length} properties`;
     let answer: ScoreBatchResult;
+    let hung = -1;
     try {
       answer = (await this.pool.run(
         {
@@ -115,19 +114,20 @@ export class PropertyPool {
           items: wanted,
           fixtures,
           perturb,
-          progress,
           knownLabels: this.knownLabels,
           runs,
-        } satisfies ScoreBatchTask,
+        } satisfies Omit<ScoreBatchTask, 'progress'>,
         {
           label,
-          progress,
-          onTimeout: (i) =>
-            new CheckTimeoutError(items[Atomics.load(beat, 3)]?.name ?? '?', i, this.opts.timeoutMs),
+          progress: true,
+          onTimeout: (i, slots) => {
+            hung = slots[3] ?? -1;
+            return new CheckTimeoutError(items[hung]?.name ?? '?', i, this.opts.timeoutMs);
+          },
         },
       )) as ScoreBatchResult;
     } catch (err) {
-      const hung = err instanceof CheckTimeoutError ? Atomics.load(beat, 3) : -1;
+      if (!(err instanceof CheckTimeoutError)) hung = -1;
       return Promise.all(
         items.map((it, i) =>
           i === hung
@@ -186,12 +186,12 @@ export class PropertyPool {
   }
 
   private run(
-    task: ListTask | ScoreTask,
+    task: ListTask | Omit<ScoreTask, 'progress'>,
     label: string,
     onTimeout: (index: number) => Error,
-    progress?: SharedArrayBuffer,
+    progress = false,
   ): Promise<unknown> {
-    return this.pool.run(task, { label, onTimeout, ...(progress ? { progress } : {}) });
+    return this.pool.run({ ...task }, { label, onTimeout, progress });
   }
 
   async close(): Promise<void> {

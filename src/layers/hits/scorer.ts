@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { findModules } from '../../util/find-modules.js';
 import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
@@ -43,6 +44,7 @@ export interface ScoreRevisionOptions {
   locked: ReadonlySet<string>;
   /** The scrubbed environment for head code run in child processes. */
   childEnv: Record<string, string>;
+  sandbox: Sandbox;
   signal: AbortSignal;
 }
 
@@ -168,6 +170,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     fixtures,
     timeoutMs: hits.timeoutMs,
     env: opts.childEnv,
+    sandbox: opts.sandbox,
     signal: opts.signal,
     accept,
   });

@@ -1,11 +1,11 @@
 /**
- * Runs in a worker thread of the pool: the only place head-revision property
+ * Runs in a sandboxed process of the pool (src/sandbox/host): the only place head-revision property
  * code executes for TypeScript/JavaScript properties. It never sees the
  * gate's environment (the pool starts it with a scrubbed one) and reports
  * plain data back.
  */
 
-import { threadId } from 'node:worker_threads';
+import { randomBytes } from 'node:crypto';
 import { errorLine } from '../../runners/pool/head-code-worker.js';
 import { createModuleLoader } from '../../util/module-loader.js';
 import { type BrandedProperty, definitionsOf } from './define-property.js';
@@ -228,7 +228,7 @@ interface Generation {
 }
 
 interface Prepared {
-  /** Names `labels` in the pool's cache; unique per worker thread and entry. */
+  /** Names `labels` in the pool's cache; unique per process and entry. */
   key: string;
   /** The first task's fixture and options, which later tasks are compared with. */
   fixture: unknown;
@@ -248,6 +248,8 @@ const MAX_ENTRIES = 16;
 /** Most recently used first. */
 const prepared: Prepared[] = [];
 let preparedSeq = 0;
+/** Unique per process: keys name label lists in the pool's cache, which every process of the pool shares. */
+const HOST_KEY = randomBytes(6).toString('hex');
 
 /**
  * True when `a` and `b` are the same plain data: primitives by `Object.is`,
@@ -370,7 +372,7 @@ function keep(
   if (prepared.length >= MAX_ENTRIES) prepared.length = MAX_ENTRIES - 1;
   if (!makeRoom(cost, undefined)) return undefined;
   const created: Prepared = {
-    key: `${threadId}.${preparedSeq++}`,
+    key: `${HOST_KEY}.${preparedSeq++}`,
     fixture: generation.fixture,
     perturb,
     labels,

@@ -1,5 +1,5 @@
 /**
- * Runs in a worker thread of the seed pool: the only place head-revision
+ * Runs in a sandboxed process of the seed pool: the only place head-revision
  * fast-check properties execute. It replays a property's recorded seeds and
  * counts the examples the property runs as its module declares it, and
  * reports plain data back.

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { SeedsConfig } from '../../config/schema.js';
 import { InputError } from '../../errors.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import type { ExampleCount, SeedReplay } from './model.js';
 import { replayCommands } from './runners/command.js';
 import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
@@ -14,6 +15,7 @@ export interface ReplayTapeOptions {
   config: SeedsConfig;
   /** Exactly the environment head code may see. */
   env: Record<string, string>;
+  sandbox: Sandbox;
   /** Where process runners keep their logs and reports. */
   logDir: string;
   signal?: AbortSignal;
@@ -51,13 +53,21 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
   }
   const pyRows = by('pytest').map(withCountSeed);
   const cmdRows = by('command').map(withCountSeed);
-  const common = { root: opts.root, env: opts.env, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const common = {
+    root: opts.root,
+    env: opts.env,
+    sandbox: opts.sandbox,
+    ...(opts.config.network ? { network: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
 
   const fc =
     fcRows.length > 0
       ? await replayFastCheck({
           root: opts.root,
           env: opts.env,
+          sandbox: opts.sandbox,
+          ...(opts.signal ? { signal: opts.signal } : {}),
           modules: opts.config.properties,
           rows: fcRows,
           timeoutMs: opts.config.timeoutMs,

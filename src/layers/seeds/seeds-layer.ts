@@ -89,6 +89,7 @@ export function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedRepla
  */
 export const seedsLayer: Layer = {
   name: LAYER,
+  runsHeadCode: true,
   enabled: (config) => config.seeds?.enabled === true,
   contractFiles: (config): NamedContract[] =>
     config.seeds ? [{ path: config.seeds.tape, role: 'seeds.tape' }] : [],
@@ -122,7 +123,9 @@ export const seedsLayer: Layer = {
       root: ctx.head.root,
       rows: tape.rows,
       config: cfg,
-      env: scrubbedEnv(ctx.env),
+      // The base config's variables, never the head's: `seeds.env` is read from the base.
+      env: { ...scrubbedEnv(ctx.env), ...cfg.env },
+      sandbox: ctx.sandbox,
       logDir: ctx.logDir,
       signal: ctx.signal,
     });

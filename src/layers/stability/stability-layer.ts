@@ -45,6 +45,7 @@ const isFlaky = (results: string[]) => results.includes('flaky') || new Set(resu
  */
 export const stabilityLayer: Layer = {
   name: LAYER,
+  runsHeadCode: true,
   onlyAfterClean: true,
   enabled: (config: PatchgateConfig) => config.stability?.enabled === true && config.tests !== undefined,
   contractFiles: (config: PatchgateConfig): NamedContract[] =>

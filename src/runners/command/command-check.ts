@@ -4,20 +4,16 @@
  * exit code 0 passes, anything else fails. Prefer a harness (a persistent
  * child speaking patchgate-harness/1) whenever one can be written.
  */
-import { spawn } from 'node:child_process';
+
+import type { ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { InputError } from '../../errors.js';
-import {
-  delay,
-  describeExit,
-  formatTail,
-  killTree,
-  OWN_PROCESS_GROUP,
-  TextTail,
-} from '../harness/process.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
+import { delay, describeExit, formatTail, TextTail } from '../harness/process.js';
 import { type CheckOutcome, fixtureJson, formatCommand, HarnessError, oneLine } from '../harness/protocol.js';
 
 /** The variable that names the fixture file in the command's environment. */
@@ -27,6 +23,8 @@ export interface CommandCheckOptions {
   /** argv; `command[0]` is looked up on `env.PATH`. */
   command: readonly string[];
   cwd: string;
+  /** The door the command goes through. */
+  sandbox: Sandbox;
   /** The command's whole environment, used as given plus PATCHGATE_FIXTURE; nothing comes from `process.env`. */
   env: NodeJS.ProcessEnv;
   /** The command is killed (with its process group) after this long. */
@@ -65,7 +63,8 @@ export async function runCommandCheck(opts: CommandCheckOptions): Promise<Comman
   if (opts.signal?.aborted) throw aborted(label, opts.signal);
   const text = fixtureJson(opts.fixture);
   const file = path.join(opts.tmpDir, `fixture-${++fileSeq}-${randomBytes(4).toString('hex')}.json`);
-  await writeFile(file, text, { flag: 'wx', mode: 0o600 });
+  // Readable by the sandbox user, who reads it from a read-only mount of this folder.
+  await writeFile(file, text, { flag: 'wx', mode: 0o644 });
   try {
     return await runOnce(opts, label, file);
   } finally {
@@ -76,14 +75,18 @@ export async function runCommandCheck(opts: CommandCheckOptions): Promise<Comman
 function runOnce(opts: CommandCheckOptions, label: string, file: string): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const [program, ...args] = opts.command;
-    const child = spawn(program!, args, {
+    const env: Record<string, string> = { [FIXTURE_ENV_VAR]: file };
+    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+    env[FIXTURE_ENV_VAR] = file;
+    const proc = opts.sandbox.spawn({
+      argv: opts.command,
       cwd: opts.cwd,
-      env: { ...opts.env, [FIXTURE_ENV_VAR]: file },
+      env,
+      writable: [opts.cwd],
+      readOnly: [opts.tmpDir],
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: OWN_PROCESS_GROUP,
-      windowsHide: true,
     });
+    const child = proc.child as ChildProcessByStdio<null, Readable, Readable>;
     const stdout = new TextTail(16 * 1024);
     const stderr = new TextTail(16 * 1024);
     child.stdout.on('data', (b: Buffer) => stdout.push(b));
@@ -97,7 +100,7 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
     const stop = (err: Error): void => {
       if (failure !== undefined) return;
       failure = err;
-      killTree(child, 'SIGKILL');
+      proc.kill('SIGKILL');
     };
     const timer = setTimeout(() => {
       const tail = stderr.lines(20);
@@ -134,11 +137,12 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
         ),
       );
     });
-    child.once('exit', (code, signal) => {
+    child.once('exit', (rawCode, rawSignal) => {
+      const { code, signal } = proc.exitOf(rawCode, rawSignal);
       void (async () => {
         await Promise.race([closed, delay(DRAIN_MS)]);
         // Anything it left running in its group goes too.
-        killTree(child, 'SIGKILL');
+        proc.kill('SIGKILL');
         if (failure !== undefined) return finish(failure);
         const durationMs = Math.round(performance.now() - started);
         if (code === 0) {
@@ -165,6 +169,7 @@ function aborted(label: string, signal: AbortSignal): InputError {
 export interface CommandCheckerOptions {
   command: readonly string[];
   cwd: string;
+  sandbox: Sandbox;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   /** Commands running at once. Default: the machine's available parallelism. */
@@ -199,6 +204,7 @@ export class CommandChecker {
       throw new RangeError(`CommandChecker: concurrency must be a positive integer, got ${concurrency}`);
     }
     const tmpDir = await mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), 'patchgate-command-'));
+    await chmod(tmpDir, 0o755);
     return new CommandChecker(opts, tmpDir, concurrency);
   }
 
@@ -210,6 +216,7 @@ export class CommandChecker {
       return await runCommandCheck({
         command: this.opts.command,
         cwd: this.opts.cwd,
+        sandbox: this.opts.sandbox,
         env: this.opts.env,
         timeoutMs: this.opts.timeoutMs,
         fixture,

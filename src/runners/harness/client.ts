@@ -6,18 +6,11 @@
  * pending request. A harness never gets to decide that a check passed by
  * misbehaving.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { InputError } from '../../errors.js';
-import {
-  delay,
-  describeExit,
-  formatTail,
-  killTree,
-  LineSplitter,
-  OWN_PROCESS_GROUP,
-  TextTail,
-} from './process.js';
+import { newChannelKey, verifyLine } from '../../sandbox/channel.js';
+import type { HeadProcess, Sandbox } from '../../sandbox/sandbox.js';
+import { delay, describeExit, formatTail, LineSplitter, TextTail } from './process.js';
 import {
   type CheckOutcome,
   type Decoded,
@@ -41,6 +34,12 @@ export interface HarnessClientOptions {
   /** argv of the harness; `command[0]` is looked up on `env.PATH`. */
   command: readonly string[];
   cwd: string;
+  /** The door head code goes through. */
+  sandbox: Sandbox;
+  /** Folders the harness may write (its checkout); defaults to `cwd`. */
+  writable?: readonly string[];
+  /** More folders it may read. */
+  readOnly?: readonly string[];
   /** The child's whole environment, used as given: nothing is inherited from `process.env`. */
   env: NodeJS.ProcessEnv;
   /** Budget for checking one fixture; a check request of n fixtures gets n × timeoutMs. */
@@ -84,11 +83,25 @@ interface Pending {
   timer?: NodeJS.Timeout;
 }
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+/** The child with its pipes: stdin unused, stdout and stderr read as logs, fd 3 the protocol channel. */
+interface Child {
+  pid: number | undefined;
+  exitCode: number | null;
+  signalCode: NodeJS.Signals | null;
+  stdout: Readable;
+  stderr: Readable;
+  channel: Readable & Writable;
+  once: HeadProcess['child']['once'];
+  on: HeadProcess['child']['on'];
+}
 
 export class HarnessClient {
   readonly command: readonly string[];
   private readonly child: Child;
+  private readonly proc: HeadProcess;
+  private readonly key = newChannelKey();
+  private received = 0;
+  private readonly stdoutTail = new TextTail(16 * 1024);
   private readonly label: string;
   private readonly timeoutMs: number;
   private readonly batchSize: number;
@@ -132,18 +145,38 @@ export class HarnessClient {
     this.startTimeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     this.closeGraceMs = opts.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     this.signal = opts.signal;
-    const [file, ...args] = opts.command;
-    this.child = spawn(file!, args, {
+    this.proc = opts.sandbox.spawn({
+      argv: opts.command,
       cwd: opts.cwd,
-      env: opts.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: OWN_PROCESS_GROUP,
-      windowsHide: true,
+      env: Object.fromEntries(
+        Object.entries(opts.env).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      writable: opts.writable ?? [opts.cwd],
+      ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      channel: true,
     });
-    const child = this.child;
+    const raw = this.proc.child;
+    const child: Child = {
+      get pid() {
+        return raw.pid;
+      },
+      get exitCode() {
+        return raw.exitCode;
+      },
+      get signalCode() {
+        return raw.signalCode;
+      },
+      stdout: raw.stdout as Readable,
+      stderr: raw.stderr as Readable,
+      channel: raw.stdio[3] as unknown as Readable & Writable,
+      once: raw.once.bind(raw),
+      on: raw.on.bind(raw),
+    };
+    this.child = child;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        this.exitInfo = { code, signal };
+        this.exitInfo = this.proc.exitOf(code, signal);
         resolve();
       });
       child.on('error', (err) => {
@@ -168,14 +201,18 @@ export class HarnessClient {
       (line) => this.onLine(line),
       (reason, prefix) => this.fail(this.protocolError(`wrote ${reason}`, prefix)),
     );
-    child.stdout.on('data', (chunk: Buffer) => {
+    // What the harness prints is a log, never an answer: answers come signed on the channel.
+    child.stdout.on('data', (chunk: Buffer) => this.stdoutTail.push(chunk));
+    child.channel.on('data', (chunk: Buffer) => {
       if (this.fatal === undefined) lines.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     // EPIPE and friends: the exit (or its absence) is what gets reported.
-    child.stdin.on('error', () => {});
+    child.channel.on('error', () => {});
     child.stdout.on('error', () => {});
     child.stderr.on('error', () => {});
+    // The key goes first, before the harness imports any head module.
+    child.channel.write(`${this.key}\n`);
     void this.exited.then(() => this.onExit());
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -314,11 +351,11 @@ export class HarnessClient {
       } catch {
         // a harness that cannot shut down politely is killed below
       }
-      this.child.stdin.end();
+      this.child.channel.end();
       await Promise.race([this.exited, delay(this.closeGraceMs)]);
     }
     this.fatal ??= closedError;
-    killTree(this.child, 'SIGKILL');
+    this.proc.kill('SIGKILL');
     await this.exited;
     // so that stderrTail() is complete once close() resolves
     await Promise.race([this.streamsClosed, delay(DRAIN_MS)]);
@@ -370,7 +407,7 @@ export class HarnessClient {
         continue;
       }
       this.inflight.push(p);
-      this.child.stdin.write(`${line}\n`);
+      this.child.channel.write(`${line}\n`);
       if (this.inflight.length === 1) this.arm(p);
     }
   }
@@ -401,8 +438,15 @@ export class HarnessClient {
     );
   }
 
-  private onLine(line: string): boolean {
+  private onLine(signedLine: string): boolean {
     if (this.fatal !== undefined) return false;
+    const signed = verifyLine(this.key, this.received, signedLine);
+    if (!signed.ok) {
+      this.fail(this.protocolError(`wrote ${signed.reason}`, signedLine));
+      return false;
+    }
+    this.received++;
+    const line = signed.body;
     const decoded = decodeResponseLine(line);
     if (!decoded.ok) {
       this.fail(this.protocolError(`wrote ${decoded.reason}`, line));
@@ -458,7 +502,7 @@ export class HarnessClient {
     // A final answer or stderr line may still be in the pipes.
     await Promise.race([this.streamsClosed, delay(DRAIN_MS)]);
     // Whatever the harness left running in its group goes with it.
-    killTree(this.child, 'SIGKILL');
+    this.proc.kill('SIGKILL');
     if (this.fatal !== undefined) return;
     const pending = [...this.inflight, ...this.queued];
     const { code, signal } = this.exitInfo ?? { code: null, signal: null };
@@ -470,16 +514,17 @@ export class HarnessClient {
     const starting = this.hello === undefined;
     const head = pending[0];
     const during = head === undefined ? '' : ` during the ${head.what}`;
+    const breach = this.proc.breach;
+    const how = breach ? breach.message : describeExit(code, signal);
     const lead = starting
-      ? `${this.label} ${describeExit(code, signal)} before answering hello${lastLineNote(this.stderr.lastLine())}`
-      : `${this.label} ${describeExit(code, signal)}${during}` +
-        (pending.length > 1 ? ` (${pending.length} requests pending)` : '');
+      ? `${this.label} ${how} before answering hello${lastLineNote(this.stderr.lastLine())}`
+      : `${this.label} ${how}${during}` + (pending.length > 1 ? ` (${pending.length} requests pending)` : '');
     this.fail(
       new HarnessError(
         starting ? 'HARNESS_START_FAILED' : 'HARNESS_CRASHED',
         this.command,
         lead + formatTail('stderr (last lines)', tail),
-        { ...head?.details, exitCode: code, signal, stderrTail: tail },
+        { ...head?.details, exitCode: code, signal, stderrTail: tail, ...(breach ? { limit: breach } : {}) },
       ),
     );
   }
@@ -495,8 +540,8 @@ export class HarnessClient {
     this.inflight = [];
     this.queued = [];
     for (const p of victims) clearTimeout(p.timer);
-    killTree(this.child, 'SIGKILL');
-    this.child.stdin.destroy();
+    this.proc.kill('SIGKILL');
+    this.child.channel.destroy();
     this.failing = this.exited.then(() => {
       for (const p of victims) p.reject(err);
     });

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Status } from '../../layers/hits/model.js';
 
 /** The only protocol this client speaks; a harness announcing anything else is refused. */
-export const HARNESS_PROTOCOL = 'patchgate-harness/1';
+export const HARNESS_PROTOCOL = 'patchgate-harness/2';
 
 export type HarnessErrorCode =
   /** The child wrote something that is not a valid response (bad JSON, wrong id, wrong shape or length, wrong version). */

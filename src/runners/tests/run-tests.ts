@@ -6,20 +6,27 @@
  * never passes through memory), and the JUnit report(s) gathered into the out
  * folder under the run's label.
  */
-import { spawn } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { copyFile, mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { InputError } from '../../errors.js';
+import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
 import { byCodePoint } from '../../util/compare.js';
-import { killTree, OWN_PROCESS_GROUP } from '../harness/process.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
 import { checkJunitGlob } from './presets.js';
 
 export interface RunLoggedOptions {
+  /** The door the command goes through: it is head code (or runs head code). */
+  sandbox: Sandbox;
   cwd: string;
+  /** Folders the command may write; defaults to `cwd`. */
+  writable?: readonly string[];
+  /** More folders it may read (installed dependencies borrowed from another checkout). */
+  readOnly?: readonly string[];
+  /** Network access, only when the base config opts in. */
+  network?: boolean;
   /** argv; `argv[0]` is looked up on `env.PATH`. */
   argv: string[];
   /** The whole environment of the command: nothing is taken from `process.env`. Callers scrub it. */
@@ -38,6 +45,8 @@ export interface LoggedRun {
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
+  /** A cap the command hit (memory, file size); it was stopped. */
+  breach?: LimitBreach;
   durationMs: number;
   stdoutFile: string;
   stderrFile: string;
@@ -73,10 +82,18 @@ function checkLabel(label: string): void {
   }
 }
 
-/** Where a run labelled `label` expects the report it was given as `{junit}`. */
+/**
+ * Where a run labelled `label` is told to write its report (`{junit}`): a
+ * folder of its own, the only one of the gate's it may write. After the run
+ * the report is moved to `<outDir>/<label>.junit.xml`.
+ */
 export function junitPathFor(outDir: string, label: string): string {
+  return path.join(ioDirFor(outDir, label), 'junit.xml');
+}
+
+function ioDirFor(outDir: string, label: string): string {
   checkLabel(label);
-  return path.join(path.resolve(outDir), `${label}.junit.xml`);
+  return path.join(path.resolve(outDir), `${label}.io`);
 }
 
 /**
@@ -121,25 +138,27 @@ function spawnLogged(
 ): Promise<LoggedRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const [program, ...args] = opts.argv;
-    const child = spawn(program!, args, {
+    const proc = opts.sandbox.spawn({
+      argv: opts.argv,
       cwd: opts.cwd,
       env: opts.env,
+      writable: opts.writable ?? [opts.cwd],
+      ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
+      ...(opts.network ? { network: true } : {}),
       stdio: ['ignore', outFd, errFd],
-      detached: OWN_PROCESS_GROUP,
-      windowsHide: true,
     });
+    const child = proc.child;
     let timedOut = false;
     let wasAborted = false;
     let graceTimer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      killTree(child, 'SIGTERM');
-      graceTimer = setTimeout(() => killTree(child, 'SIGKILL'), KILL_GRACE_MS);
+      proc.kill('SIGTERM');
+      graceTimer = setTimeout(() => proc.kill('SIGKILL'), KILL_GRACE_MS);
     }, opts.timeoutMs);
     const onAbort = (): void => {
       wasAborted = true;
-      killTree(child, 'SIGKILL');
+      proc.kill('SIGKILL');
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const cleanup = (): void => {
@@ -161,15 +180,18 @@ function spawnLogged(
         ),
       );
     });
-    child.once('exit', (code, signal) => {
+    child.once('exit', (rawCode, rawSignal) => {
+      const { code, signal } = proc.exitOf(rawCode, rawSignal);
       cleanup();
       // Whatever it left running in its group (watchers, workers, servers) goes too.
-      killTree(child, 'SIGKILL');
+      proc.kill('SIGKILL');
       if (wasAborted) return reject(aborted(shown, opts.signal!));
+      const breach = proc.breach;
       resolve({
         exitCode: code,
         signal,
         timedOut,
+        ...(breach ? { breach } : {}),
         durationMs: Math.round(performance.now() - started),
         stdoutFile,
         stderrFile,
@@ -203,9 +225,21 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRunResult> {
   await removeOwnReports(outDir, opts.label);
   const junitFrom = opts.junitFrom;
   if (junitFrom === undefined) {
-    const junitPath = junitPathFor(outDir, opts.label);
-    const run = await runLogged({ ...opts, outDir });
-    return { ...run, junitFiles: (await isFile(junitPath)) ? [junitPath] : [] };
+    const io = ioDirFor(outDir, opts.label);
+    // Fresh, so a report left by an earlier run with this label cannot pass for this one's.
+    await rm(io, { recursive: true, force: true });
+    await mkdir(io, { recursive: true });
+    const run = await runLogged({ ...opts, outDir, writable: [...(opts.writable ?? [opts.cwd]), io] });
+    const written = path.join(io, 'junit.xml');
+    const junitPath = path.join(outDir, `${opts.label}.junit.xml`);
+    // Only a regular file counts: a symlink the run planted is never followed.
+    const isReport = await lstat(written).then(
+      (st) => st.isFile(),
+      () => false,
+    );
+    if (isReport) await copyFile(written, junitPath);
+    await rm(io, { recursive: true, force: true });
+    return { ...run, junitFiles: isReport ? [junitPath] : [] };
   }
   checkJunitGlob(junitFrom);
   return withCwdLock(opts.cwd, async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
@@ -21,10 +22,16 @@ export interface SuiteRun {
 
 export interface TestSessionOptions {
   tests: TestsConfig;
-  head: { root: string; isWorkingTree: boolean };
+  /**
+   * `dependenciesFrom`: for a head copied from the user's working tree, that
+   * tree, whose installed dependencies (node_modules…) belong to the very
+   * files the copy holds, so they are borrowed without comparing lockfiles.
+   */
+  head: { root: string; dependenciesFrom?: string };
   base: { root: string };
   /** The scrubbed environment test commands run with. */
   env: Record<string, string>;
+  sandbox: Sandbox;
   /** Where logs and reports of every run are kept. */
   logDir: string;
   signal: AbortSignal;
@@ -58,25 +65,37 @@ export class TestSession {
   private prepare(side: 'head' | 'base'): Promise<unknown> {
     let p = this.prepared.get(side);
     if (!p) {
-      const { tests, head, base, env, logDir, signal } = this.opts;
+      const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
       p =
         side === 'head'
-          ? head.isWorkingTree
-            ? Promise.resolve()
-            : this.timed(() =>
-                prepareWorktree({
-                  worktree: head.root,
-                  setup: tests.setup,
-                  env,
-                  timeoutMs: tests.timeoutMs,
-                  outDir: logDir,
-                  label: 'head-setup',
-                  signal,
-                }),
-              )
+          ? this.timed(() =>
+              prepareWorktree({
+                sandbox,
+                network: tests.setupNetwork,
+                worktree: head.root,
+                setup: tests.setup,
+                ...(head.dependenciesFrom !== undefined
+                  ? {
+                      reuseFrom: {
+                        root: head.dependenciesFrom,
+                        lockfiles: tests.reuse.lockfiles,
+                        dirs: tests.reuse.dirs,
+                        sameTree: true,
+                      },
+                    }
+                  : {}),
+                env,
+                timeoutMs: tests.timeoutMs,
+                outDir: logDir,
+                label: 'head-setup',
+                signal,
+              }),
+            )
           : this.prepare('head').then(() =>
               this.timed(() =>
                 prepareWorktree({
+                  sandbox,
+                  network: tests.setupNetwork,
                   worktree: base.root,
                   setup: tests.setup,
                   env,
@@ -102,6 +121,8 @@ export class TestSession {
       { junitPath, ...(subset ? { tests: subset } : {}) },
     );
     const run = await runTests({
+      sandbox: this.opts.sandbox,
+      network: tests.network,
       cwd: root,
       argv: cmd.argv,
       env: { ...env, ...cmd.env },

@@ -12,6 +12,7 @@
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
@@ -24,9 +25,14 @@ export interface ReuseFrom {
   lockfiles: string[];
   /** Installed-dependency folders relative to both checkouts, e.g. `node_modules`, `.venv`. */
   dirs: string[];
+  /** The checkout is a copy of `root`'s files: its dependencies are borrowed without comparing lockfiles. */
+  sameTree?: boolean;
 }
 
 export interface PrepareWorktreeOptions {
+  sandbox: Sandbox;
+  /** Network for the setup command (installs fetch packages). */
+  network?: boolean;
   worktree: string;
   /** argv, e.g. `['npm', 'ci']`; nothing runs without it. */
   setup?: string[];
@@ -85,6 +91,8 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
   let run: Awaited<ReturnType<typeof runLogged>>;
   try {
     run = await runLogged({
+      sandbox: opts.sandbox,
+      ...(opts.network ? { network: true } : {}),
       cwd: opts.worktree,
       argv: setup,
       env: opts.env,
@@ -167,8 +175,8 @@ async function planReuse(worktree: string, reuse: ReuseFrom): Promise<ReusePlan>
   for (const lf of reuse.lockfiles) checkRelative('lockfiles', lf);
   for (const dir of reuse.dirs) checkRelative('dirs', dir);
   const root = await realpath(reuse.root);
-  let compared = 0;
-  for (const lf of reuse.lockfiles) {
+  let compared = reuse.sameTree ? 1 : 0;
+  for (const lf of reuse.sameTree ? [] : reuse.lockfiles) {
     const theirs = await readIfExists(path.join(root, lf));
     const ours = await readIfExists(path.join(worktree, lf));
     if (theirs === undefined && ours === undefined) continue;

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { InputError } from '../../../src/errors.js';
@@ -56,7 +58,11 @@ describe('runGate', () => {
     const spy = layer('spy', async (ctx) => {
       seen = {
         changes: ctx.changes,
-        headIsWorkingTree: ctx.head.root === repo.dir,
+        // Head code never runs in the user's tree: the head is a private copy of the working tree's files.
+        headIsCopy:
+          ctx.head.root !== repo.dir &&
+          readFileSync(path.join(ctx.head.root, 'src/new.ts'), 'utf8') === 'new',
+        headHasNoGit: !existsSync(path.join(ctx.head.root, '.git')),
         baseIsTemp: ctx.base.root !== repo.dir,
       };
       return { findings: [] };
@@ -68,7 +74,8 @@ describe('runGate', () => {
         { kind: 'added', path: 'src/new.ts' },
         { kind: 'modified', path: 'src/total.ts' },
       ],
-      headIsWorkingTree: true,
+      headIsCopy: true,
+      headHasNoGit: true,
       baseIsTemp: true,
     });
   });

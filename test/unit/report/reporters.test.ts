@@ -36,6 +36,7 @@ const card = (findings: Finding[]): Scorecard => ({
     },
   ],
   today: '2026-11-30',
+  isolation: { mode: 'bwrap', user: 'separate' },
   timings: { revisionsMs: 0, setupMs: 0, cleanupMs: 0, totalMs: 5, layers: {} },
 });
 

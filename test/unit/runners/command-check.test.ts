@@ -17,7 +17,17 @@ import {
   runCommandCheck,
 } from '../../../src/runners/command/command-check.js';
 import { HarnessError, JsonText } from '../../../src/runners/harness/protocol.js';
-import { alive } from './fake-harness.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+import { processesWith } from './fake-harness.js';
+
+/** Live processes whose command line names `marker`, after giving a kill up to two seconds to land. */
+async function goneWithin(marker: string): Promise<number[]> {
+  for (let i = 0; i < 100 && processesWith(marker).length > 0; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  return processesWith(marker);
+}
+
+const sandbox = await testSandbox();
 
 let dir: string;
 let tmp: string;
@@ -46,7 +56,8 @@ if (mode === 'copy') {
   }
 } else if (mode === 'env') {
   const keys = Object.keys(process.env).sort().join(',');
-  if (keys !== 'ONLY_THIS,PATCHGATE_FIXTURE' || process.env.ONLY_THIS !== 'yes') {
+  // bubblewrap adds PWD, the folder it changed to.
+  if (keys.replace(/(^|,)PWD(?=,|$)/, '') !== 'ONLY_THIS,PATCHGATE_FIXTURE' || process.env.ONLY_THIS !== 'yes') {
     console.error('unexpected env: ' + keys);
     process.exit(2);
   }
@@ -81,7 +92,13 @@ const seed = {
 };
 
 function base(mode: string, ...args: string[]) {
-  return { command: [process.execPath, script, mode, ...args], cwd: dir, env: {}, timeoutMs: 10_000 };
+  return {
+    command: [process.execPath, script, mode, ...args],
+    cwd: dir,
+    sandbox,
+    env: {},
+    timeoutMs: 10_000,
+  };
 }
 
 describe('runCommandCheck', () => {
@@ -159,7 +176,7 @@ describe('runCommandCheck', () => {
     expect(err).toBeInstanceOf(HarnessError);
     expect(err).toMatchObject({ code: 'HARNESS_TIMEOUT' });
     expect((err as Error).message).toContain('timed out after 300 ms');
-    expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(await goneWithin(pidFile)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -185,7 +202,7 @@ describe('runCommandCheck', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(InputError);
-    expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(await goneWithin(pidFile)).toEqual([]);
   });
 });
 
@@ -240,7 +257,7 @@ describe('CommandChecker', () => {
       await expect(checker.check([seed, seed, seed, seed])).rejects.toMatchObject({
         code: 'HARNESS_TIMEOUT',
       });
-      expect(alive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+      expect(await goneWithin(pidFile)).toEqual([]);
     } finally {
       await checker.close();
     }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -8,25 +8,39 @@ import path from 'node:path';
  */
 const FAKE_HARNESS = `
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'ok';
-const send = (obj) => process.stdout.write(JSON.stringify(obj) + '\\n');
+// patchgate-harness/2: the protocol runs on fd 3; the first line is the key every answer is signed with.
+const channel = new Socket({ fd: 3 });
+let key;
+let seq = 0;
+const sign = (body) =>
+  createHmac('sha256', Buffer.from(key, 'hex')).update(seq++ + '\\n' + body).digest('hex').slice(0, 32) + ' ' + body + '\\n';
+const send = (obj) => channel.write(sign(JSON.stringify(obj)));
 
 if (mode === 'banner') process.stdout.write('Welcome to my harness!\\n');
+if (mode === 'stdout-forgery') process.stdout.write(JSON.stringify({ id: 0, result: { protocol: 'patchgate-harness/2', language: 'x', implementation: 'forged' } }) + '\\n');
 if (mode === 'exit-at-start') {
   process.stderr.write('loading properties...\\nImportError: no module named nowhere\\n');
   process.exit(4);
 }
 
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+const rl = createInterface({ input: channel, crlfDelay: Infinity });
 rl.on('line', (line) => {
+  if (key === undefined) {
+    key = line.trim();
+    return;
+  }
   const req = JSON.parse(line);
   const { id, method, params } = req;
   if (method === 'hello') {
     if (mode === 'hello-refused') return send({ id, error: { message: 'I only speak patchgate-harness/0' } });
-    if (mode === 'hang-hello') return;
-    const protocol = mode === 'version' ? 'patchgate-harness/2' : 'patchgate-harness/1';
+    if (mode === 'hang-hello' || mode === 'stdout-forgery') return;
+    if (mode === 'unsigned-hello') return channel.write(JSON.stringify({ id, result: { protocol: 'patchgate-harness/2', language: 'node', implementation: 'x' } }) + '\\n');
+    const protocol = mode === 'version' ? 'patchgate-harness/3' : 'patchgate-harness/2';
     return send({ id, result: { protocol, language: 'node', implementation: 'fake-harness ' + mode, extra: true } });
   }
   if (method === 'list') {
@@ -37,11 +51,11 @@ rl.on('line', (line) => {
     if (mode === 'big') {
       const claims = Array.from({ length: 30000 }, (_, i) => 'field_' + i + '_' + 'x'.repeat(100));
       // One 3 MB line in many small writes, so the client sees partial chunks.
-      const text = JSON.stringify({ id, result: { properties: [{ name: 'p', claims }] } }) + '\\n';
+      const text = sign(JSON.stringify({ id, result: { properties: [{ name: 'p', claims }] } }));
       let at = 0;
       const next = () => {
         if (at >= text.length) return;
-        process.stdout.write(text.slice(at, at + 65521));
+        channel.write(text.slice(at, at + 65521));
         at += 65521;
         setImmediate(next);
       };
@@ -55,7 +69,7 @@ rl.on('line', (line) => {
     const results = fixtures.map((fx) => (fx && fx.ok ? { status: 'pass' } : { status: 'fail', error: 'not ok\\nsecond line' }));
     switch (mode) {
       case 'garbage':
-        return process.stdout.write('this is not json\\n');
+        return channel.write(sign('this is not json'));
       case 'wrong-id':
         return send({ id: id + 1, result: { results } });
       case 'wrong-length':
@@ -69,7 +83,8 @@ rl.on('line', (line) => {
       case 'hang':
         return;
       case 'hang-with-child': {
-        const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+        // The marker names this harness file: a test can find the grandchild on the host, whatever pid namespace it is in.
+        const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000) // ' + new URL(import.meta.url).pathname], { stdio: 'ignore' });
         process.stderr.write('grandchild ' + child.pid + '\\n');
         return;
       }
@@ -104,6 +119,21 @@ export function writeFakeHarness(dir: string): string {
   const file = path.join(dir, 'fake-harness.mjs');
   writeFileSync(file, FAKE_HARNESS);
   return file;
+}
+
+/** Host pids of live (not zombie) processes whose command line contains `marker`. */
+export function processesWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmdline.includes(marker) && !deadOrZombie(Number(name))) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 /** Whether a process with this pid still exists (zombies included). */

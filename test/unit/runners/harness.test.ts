@@ -13,7 +13,10 @@ import {
   JsonText,
   truncateLine,
 } from '../../../src/runners/harness/protocol.js';
-import { alive, deadOrZombie, writeFakeHarness } from './fake-harness.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+import { alive, processesWith, writeFakeHarness } from './fake-harness.js';
+
+const sandbox = await testSandbox();
 
 let dir: string;
 let fake: string;
@@ -29,7 +32,7 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function options(mode: string, extra: Partial<HarnessClientOptions> = {}): HarnessClientOptions {
-  return { command: [process.execPath, fake, mode], cwd: dir, env: {}, timeoutMs: 2_000, ...extra };
+  return { command: [process.execPath, fake, mode], cwd: dir, sandbox, env: {}, timeoutMs: 2_000, ...extra };
 }
 
 async function start(mode: string, extra: Partial<HarnessClientOptions> = {}): Promise<HarnessClient> {
@@ -148,7 +151,9 @@ describe('HarnessClient with a well-behaved harness', () => {
     process.env.PATCHGATE_TEST_SECRET = 'do-not-leak';
     try {
       const client = await start('env', { env: { ONLY_THIS: 'yes', ALSO: 'this one' } });
-      expect(await client.list()).toEqual([{ name: 'env', claims: ['ALSO=this one', 'ONLY_THIS=yes'] }]);
+      // bubblewrap adds PWD (the cwd it changed to); nothing of the parent's environment gets through.
+      const claims = (await client.list())[0]?.claims.filter((c) => !c.startsWith('PWD='));
+      expect(claims).toEqual(['ALSO=this one', 'ONLY_THIS=yes']);
     } finally {
       delete process.env.PATCHGATE_TEST_SECRET;
     }
@@ -202,16 +207,27 @@ describe('HarnessClient with a misbehaving harness', () => {
     expect((await harnessError(client.list())).code).toBe('HARNESS_PROTOCOL');
   });
 
-  it('stdout noise before hello is a protocol error at start', async () => {
-    const err = await harnessError(HarnessClient.start(options('banner')));
+  it('ignores what a harness prints on stdout: answers come only on the channel', async () => {
+    const client = await start('banner');
+    expect(await client.list()).toEqual([{ name: 'p', claims: ['a', 'b'] }]);
+  });
+
+  it('never takes a protocol-like line printed on stdout for an answer', async () => {
+    const err = await harnessError(HarnessClient.start(options('stdout-forgery', { startTimeoutMs: 500 })));
+    expect(err.code).toBe('HARNESS_START_FAILED');
+    expect(err.message).toContain('did not answer hello');
+  });
+
+  it('refuses an unsigned answer on the channel as a protocol error', async () => {
+    const err = await harnessError(HarnessClient.start(options('unsigned-hello')));
     expect(err.code).toBe('HARNESS_PROTOCOL');
-    expect(err.message).toContain('Welcome to my harness!');
+    expect(err.message).toContain('without the channel signature');
   });
 
   it('refuses another protocol version', async () => {
     const err = await harnessError(HarnessClient.start(options('version')));
     expect(err.code).toBe('HARNESS_PROTOCOL');
-    expect(err.message).toContain('"patchgate-harness/2"');
+    expect(err.message).toContain('"patchgate-harness/3"');
   });
 
   it('duplicate property names in list are a protocol error', async () => {
@@ -247,7 +263,7 @@ describe('HarnessClient with a misbehaving harness', () => {
       HarnessClient.start({ ...options('ok'), command: [path.join(dir, 'no-such-program')] }),
     );
     expect(err.code).toBe('HARNESS_START_FAILED');
-    expect(err.message).toContain('ENOENT');
+    expect(err.message).toMatch(/ENOENT|No such file or directory/);
   });
 
   it('a hung check → HARNESS_TIMEOUT naming the property and batch; the child is gone', async () => {
@@ -267,10 +283,10 @@ describe('HarnessClient with a misbehaving harness', () => {
     const client = await start('hang-with-child', { timeoutMs: 100 });
     const err = await harnessError(client.check('p', fixtures(1)));
     expect(err.code).toBe('HARNESS_TIMEOUT');
-    const grandchild = Number(/grandchild (\d+)/.exec(client.stderrTail().join('\n'))?.[1]);
-    expect(grandchild).toBeGreaterThan(0);
-    for (let i = 0; i < 100 && !deadOrZombie(grandchild); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(deadOrZombie(grandchild)).toBe(true);
+    expect(client.stderrTail().join('\n')).toMatch(/grandchild \d+/);
+    const left = () => processesWith(`setTimeout(() => {}, 60000) // ${fake}`);
+    for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(left()).toEqual([]);
   });
 
   it('the clock of a queued batch starts when the batch before it is answered', async () => {

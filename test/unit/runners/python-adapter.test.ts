@@ -14,8 +14,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessClient, type HarnessClientOptions } from '../../../src/runners/harness/client.js';
 import { HarnessError } from '../../../src/runners/harness/protocol.js';
 import { PYTHON_ADAPTER_PATH, pythonHarnessCommand } from '../../../src/runners/harness/python-adapter.js';
-import { sharedFile } from '../../helpers/shared.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+import { sharedDir, sharedFile } from '../../helpers/shared.js';
 import { alive } from './fake-harness.js';
+
+const sandbox = await testSandbox();
 
 /** Only what python3 needs to be found: the harness must not need the test's environment. */
 const ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH };
@@ -39,7 +42,16 @@ function writeModule(name: string, source: string): string {
 }
 
 function options(target: string, extra: Partial<HarnessClientOptions> = {}): HarnessClientOptions {
-  return { command: pythonHarnessCommand(target), cwd: dir, env: ENV, timeoutMs: 2_000, ...extra };
+  // The seed's reference modules live in the shared folder, outside the checkout: readable, as a base config's sandbox.readOnly would make them.
+  return {
+    command: pythonHarnessCommand(target),
+    cwd: dir,
+    sandbox,
+    readOnly: [sharedDir()],
+    env: ENV,
+    timeoutMs: 2_000,
+    ...extra,
+  };
 }
 
 async function start(target: string, extra: Partial<HarnessClientOptions> = {}): Promise<HarnessClient> {
@@ -72,7 +84,7 @@ describe('the adapter file', () => {
     const source = readFileSync(PYTHON_ADAPTER_PATH, 'utf8');
     const imports = [...source.matchAll(/^\s*(?:import|from)\s+([\w.]+)/gm)].map((m) => m[1]);
     expect(new Set(imports)).toEqual(
-      new Set(['importlib', 'importlib.util', 'json', 'os', 'sys', 'traceback']),
+      new Set(['hashlib', 'hmac', 'importlib', 'importlib.util', 'json', 'os', 'socket', 'sys', 'traceback']),
     );
   });
 });
@@ -87,7 +99,7 @@ describe("seed 000's properties.py, unchanged", () => {
 
   it('lists the property with sorted claims', async () => {
     const client = await start(properties());
-    expect(client.info).toMatchObject({ protocol: 'patchgate-harness/1', language: 'python' });
+    expect(client.info).toMatchObject({ protocol: 'patchgate-harness/2', language: 'python' });
     expect(await client.list()).toEqual([
       { name: 'invoice_total_matches_lines', claims: ['currency', 'lines', 'total_cents'] },
     ]);

@@ -12,6 +12,9 @@ import {
 import { junitPathFor, runTests } from '../../../src/runners/tests/run-tests.js';
 import { scrubbedEnv } from '../../../src/util/scrub-env.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
 
 const J = '/out/head-run-1.junit.xml';
 const id = (name: string, classname = 'c', extra: Partial<TestIdParts> = {}): TestIdParts => ({
@@ -362,6 +365,7 @@ it('adds twice', () => {});
     );
     const run = await runTests({
       cwd: dir,
+      sandbox,
       argv: cmd.argv,
       env: { ...scrubbedEnv(process.env), ...cmd.env },
       timeoutMs: 60_000,
@@ -401,7 +405,15 @@ def test_free():
     const out = tempDir();
     const env = scrubbedEnv(process.env);
     const full = resolveTestCommand({ preset: 'pytest' }, { junitPath: junitPathFor(out, 'full') });
-    const fullRun = await runTests({ cwd: dir, ...full, env, timeoutMs: 60_000, outDir: out, label: 'full' });
+    const fullRun = await runTests({
+      cwd: dir,
+      sandbox,
+      ...full,
+      env,
+      timeoutMs: 60_000,
+      outDir: out,
+      label: 'full',
+    });
     expect(fullRun.exitCode, readFileSync(fullRun.stdoutFile, 'utf8')).toBe(0);
     const fullXml = readFileSync(fullRun.junitFiles[0]!, 'utf8');
     const cases = [...fullXml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) =>
@@ -415,7 +427,15 @@ def test_free():
       { preset: 'pytest' },
       { junitPath: junitPathFor(out, 'sub'), tests: wanted },
     );
-    const subRun = await runTests({ cwd: dir, ...sub, env, timeoutMs: 60_000, outDir: out, label: 'sub' });
+    const subRun = await runTests({
+      cwd: dir,
+      sandbox,
+      ...sub,
+      env,
+      timeoutMs: 60_000,
+      outDir: out,
+      label: 'sub',
+    });
     expect(subRun.exitCode, readFileSync(subRun.stdoutFile, 'utf8')).toBe(0);
     const subXml = readFileSync(subRun.junitFiles[0]!, 'utf8');
     const ran = [...subXml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map(

@@ -7,7 +7,12 @@ import { TestRunError } from '../../../src/runners/tests/errors.js';
 import { resolveTestCommand } from '../../../src/runners/tests/presets.js';
 import { junitPathFor, type RunTestsOptions, runTests } from '../../../src/runners/tests/run-tests.js';
 import { tempDir } from '../../helpers/gitdir.js';
-import { deadOrZombie } from './fake-harness.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+import { processesWith } from './fake-harness.js';
+
+const GRANDCHILD = 'pg-grandchild';
+
+const sandbox = await testSandbox();
 
 /**
  * The "test runner": `node runner.mjs MODE ARGS…`.
@@ -40,7 +45,7 @@ else if (mode === 'exit') {
 } else if (mode === 'self-signal') {
   process.kill(process.pid, 'SIGTERM');
   setTimeout(() => {}, 10000);
-} else if (mode === 'env') console.log(Object.keys(process.env).sort().join(','));
+} else if (mode === 'env') console.log(Object.keys(process.env).filter((k) => k !== 'PWD').sort().join(','));
 else if (mode === 'big') {
   const chunk = 'x'.repeat(1023) + '\\n';
   let n = 0;
@@ -52,7 +57,7 @@ else if (mode === 'big') {
   };
   write();
 } else if (mode === 'hang') {
-  const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000) // pg-grandchild " + arg], { stdio: 'ignore' });
   if (extra === 'stubborn') process.on('SIGTERM', () => {});
   // Only report once the grandchild has installed its handler.
   setTimeout(() => writeFileSync(arg, process.pid + ' ' + child.pid), 300);
@@ -80,6 +85,7 @@ function setup(): void {
 function opts(args: string[], extra: Partial<RunTestsOptions> = {}): RunTestsOptions {
   return {
     cwd: dir,
+    sandbox,
     argv: [process.execPath, runner, ...args],
     env: {},
     timeoutMs: 20_000,
@@ -224,8 +230,11 @@ describe('runTests', () => {
     expect(run.timedOut).toBe(true);
     expect(run.signal).toBe('SIGTERM');
     expect(run.exitCode).toBeNull();
-    const [leader, grandchild] = (await waitForFile(pids)).split(' ').map(Number) as [number, number];
-    expect(await until(() => deadOrZombie(leader) && deadOrZombie(grandchild))).toBe(true);
+    await waitForFile(pids);
+    // Pids inside a sandbox are its own namespace's: the processes are found on the host by their command line.
+    expect(
+      await until(() => processesWith(pids).length === 0 && processesWith(GRANDCHILD).length === 0),
+    ).toBe(true);
   });
 
   it('a leader that ignores SIGTERM is killed after the grace period', async () => {
@@ -235,8 +244,11 @@ describe('runTests', () => {
     const run = await runTests(opts(['hang', pids, 'stubborn'], { timeoutMs: 500 }));
     expect(run).toMatchObject({ timedOut: true, signal: 'SIGKILL', exitCode: null });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
-    const [leader, grandchild] = (await waitForFile(pids)).split(' ').map(Number) as [number, number];
-    expect(await until(() => deadOrZombie(leader) && deadOrZombie(grandchild))).toBe(true);
+    await waitForFile(pids);
+    // Pids inside a sandbox are its own namespace's: the processes are found on the host by their command line.
+    expect(
+      await until(() => processesWith(pids).length === 0 && processesWith(GRANDCHILD).length === 0),
+    ).toBe(true);
   });
 
   it('an abort kills the group and rejects with ABORTED', async () => {
@@ -244,7 +256,7 @@ describe('runTests', () => {
     const pids = path.join(dir, 'pids');
     const ac = new AbortController();
     const p = runTests(opts(['hang', pids], { signal: ac.signal }));
-    const [leader, grandchild] = (await waitForFile(pids)).split(' ').map(Number) as [number, number];
+    await waitForFile(pids);
     ac.abort(new Error('SIGINT'));
     const err = await p.then(
       () => undefined,
@@ -252,7 +264,9 @@ describe('runTests', () => {
     );
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).code).toBe('ABORTED');
-    expect(await until(() => deadOrZombie(leader) && deadOrZombie(grandchild))).toBe(true);
+    expect(
+      await until(() => processesWith(pids).length === 0 && processesWith(GRANDCHILD).length === 0),
+    ).toBe(true);
     const pre = new AbortController();
     pre.abort();
     await expect(runTests(opts(['exit', '0'], { signal: pre.signal }))).rejects.toMatchObject({

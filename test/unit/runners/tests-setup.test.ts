@@ -12,6 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { TestRunError } from '../../../src/runners/tests/errors.js';
 import { type PrepareWorktreeOptions, prepareWorktree } from '../../../src/runners/tests/setup.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
 
 /** A setup command that leaves a marker in the worktree, as `npm ci` leaves node_modules. */
 const MARK = [process.execPath, '-e', "require('fs').writeFileSync('setup-marker', 'installed')"];
@@ -35,6 +38,7 @@ function options(
   extra: Partial<PrepareWorktreeOptions> = {},
 ): PrepareWorktreeOptions {
   return {
+    sandbox,
     worktree: c.base,
     setup: MARK,
     env: {},

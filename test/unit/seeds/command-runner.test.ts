@@ -10,6 +10,9 @@ import {
 import type { TapeRow } from '../../../src/layers/seeds/tape.js';
 import { scrubbedEnv } from '../../../src/util/scrub-env.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
 
 const ENV = scrubbedEnv(process.env);
 
@@ -69,7 +72,7 @@ function row(id: string, mode: string[], seeds: string[], extra: Partial<TapeRow
 }
 
 function replay(rows: TapeRow[], extra: Partial<CommandReplayOptions> = {}): Promise<RunnerOutcome> {
-  return replayCommands({ root, rows, env: ENV, timeoutMs: 20_000, logDir, ...extra });
+  return replayCommands({ root, rows, env: ENV, sandbox, timeoutMs: 20_000, logDir, ...extra });
 }
 
 function only(outcome: RunnerOutcome): SeedReplay {
@@ -130,10 +133,10 @@ describe('replayCommands', () => {
       'seed=5',
       'props/total.ts',
       '25',
-      path.join(logDir, 'seeds-command-1.report.json'),
+      path.join(logDir, 'seeds-command-1.io', 'report.json'),
     ]);
     // Each replay gets its own fresh report file.
-    expect(seen[1]!.argv[5]).toBe(path.join(logDir, 'seeds-command-2.report.json'));
+    expect(seen[1]!.argv[5]).toBe(path.join(logDir, 'seeds-command-2.io', 'report.json'));
     expect(out.replays[0]!.log).toBe(path.join(logDir, 'seeds-command-1.stdout.log'));
   });
 
@@ -173,7 +176,7 @@ describe('replayCommands', () => {
     const out = await replay([row('total', ['silent', '-'], ['5'])]);
     const r = only(out);
     expect(r.status).toBe('error');
-    expect(r.message).toContain(path.join(logDir, 'seeds-command-1.report.json'));
+    expect(r.message).toContain(path.join(logDir, 'seeds-command-1.io', 'report.json'));
     expect(r.message).toContain('was never written');
     expect(r.message).toContain('{"examples": <integer >= 0>');
     expect(out.counts).toEqual([]);
@@ -184,7 +187,7 @@ describe('replayCommands', () => {
     const r = only(await replay([row('total', ['write', '{"examples": 4'], ['5'])]));
     expect(r.status).toBe('error');
     expect(r.message).toContain(
-      `report ${path.join(logDir, 'seeds-command-1.report.json')} is not valid JSON`,
+      `report ${path.join(logDir, 'seeds-command-1.io', 'report.json')} is not valid JSON`,
     );
   });
 

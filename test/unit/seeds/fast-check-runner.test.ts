@@ -1,10 +1,12 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replayFastCheck } from '../../../src/layers/seeds/runners/fast-check.js';
 import type { TapeRow, TapeSeed } from '../../../src/layers/seeds/tape.js';
 import { tempDir } from '../../helpers/gitdir.js';
-import { repoRoot } from '../../helpers/shared.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
 
 /**
  * The fast-check runner against real property modules in a temp checkout,
@@ -58,6 +60,7 @@ const row = (seeds: (string | TapeSeed)[], over: Partial<TapeRow> = {}): TapeRow
 
 const replay = (root: string, rows: TapeRow[], timeoutMs = 5000) =>
   replayFastCheck({
+    sandbox,
     root,
     modules: ['props/**/*.ts'],
     rows,
@@ -208,15 +211,23 @@ export const hangs = defineSeedProperty({
     expect(by).toEqual({ 'adds_up@3': 'pass', 'hangs@4': 'timeout', 'hangs@5': 'not-run' });
   });
 
-  it("uses the repository's own fast-check when it has one", async () => {
-    const root = checkout({ 'props/split.ts': SPLIT_OK, 'props/adds.ts': property() });
-    mkdirSync(path.join(root, 'node_modules'));
-    symlinkSync(
-      path.join(repoRoot, 'node_modules', 'fast-check'),
-      path.join(root, 'node_modules', 'fast-check'),
+  it('never runs a fast-check the patch committed: its check that never fails is not the engine', async () => {
+    const root = checkout({ 'props/split.ts': SPLIT_ROUNDED, 'props/adds.ts': property() });
+    // A committed node_modules/fast-check whose check always reports success.
+    const fake = path.join(root, 'node_modules', 'fast-check');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(
+      path.join(fake, 'package.json'),
+      '{"name":"fast-check","version":"99.0.0","main":"index.js"}',
     );
-    const out = await replay(root, [row(['1'])]);
-    expect(out.fastCheck.source).toBe('repository');
-    expect(out.replays[0]?.status).toBe('pass');
+    writeFileSync(
+      path.join(fake, 'index.js'),
+      'const ok = () => ({ failed: false, interrupted: false, numRuns: 100000, numSkips: 0, counterexample: null, counterexamplePath: null, errorInstance: null });\n' +
+        'module.exports = new Proxy({ check: ok, assert() {} }, { get: (t, k) => (k in t ? t[k] : () => ({})) });\n',
+    );
+    const out = await replay(root, [row(['2081211641'])]);
+    expect(out.fastCheck.source).toBe('patchgate');
+    expect(out.fastCheck.version).not.toBe('99.0.0');
+    expect(out.replays[0]?.status).toBe('fail');
   });
 });

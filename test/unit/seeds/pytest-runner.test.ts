@@ -11,6 +11,9 @@ import {
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../src/layers/seeds/tape.js';
 import { scrubbedEnv } from '../../../src/util/scrub-env.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { testSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
 
 const PYTHON = 'python3';
 const ENV = scrubbedEnv(process.env);
@@ -55,7 +58,7 @@ function row(id: string, nodeid: string, seeds: string[], extra: Partial<TapeRow
 }
 
 function replay(rows: TapeRow[], extra: Partial<PytestReplayOptions> = {}): Promise<RunnerOutcome> {
-  return replayPytest({ root, python: PYTHON, rows, env: ENV, timeoutMs: 30_000, logDir, ...extra });
+  return replayPytest({ root, python: PYTHON, rows, env: ENV, sandbox, timeoutMs: 30_000, logDir, ...extra });
 }
 
 function only(outcome: RunnerOutcome, property: string, seed?: string): SeedReplay {
@@ -224,8 +227,6 @@ def test_with_db(x):
     expect(left).toContain('tests');
     expect(left).not.toContain('.hypothesis');
     expect(left).not.toContain('.pytest_cache');
-    // What Hypothesis stores (the patch for the failing example) goes under the log folder instead.
-    expect(readdirSync(path.join(logDir, 'seeds-pytest-1.hypothesis'))).toContain('patches');
     expect(readdirSync(path.join(root, 'tests')).sort()).toEqual(['test_clamp.py', 'test_db.py']);
   });
 
@@ -242,7 +243,8 @@ def test_seen(x):
         f.write(f"{x}\\n")
 `,
     });
-    const seen = path.join(tempDir(), 'seen.txt');
+    // Inside the checkout: the only place of the host a replay may write.
+    const seen = path.join(root, 'seen.txt');
     const env = { ...ENV, SEEN_FILE: seen };
     const values = async (seed: string) => {
       writeFileSync(seen, '');
@@ -276,11 +278,11 @@ describe('replayPytest: batching', () => {
       ['c', '1', 'fail', undefined],
     ]);
     // Seeds in code-point order: "1" is batch 1 with a and c, "2" is batch 2 with a and b.
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.want.json'), 'utf8'))).toEqual([
+    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual([
       'tests/test_a.py::test_roundtrip',
       'tests/test_c.py::test_clamp_keeps_small_values',
     ]);
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-2.want.json'), 'utf8'))).toEqual([
+    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-2.io', 'want.json'), 'utf8'))).toEqual([
       'tests/test_a.py::test_roundtrip',
       'tests/test_b.py::test_b',
     ]);
@@ -330,7 +332,7 @@ def test_other():
     expect(only(out, 'gone')).toMatchObject({ status: 'not-found' });
     expect(only(out, 'gone').message).toContain('tests/test_gone.py does not exist');
     expect(only(out, 'a').status).toBe('pass');
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.want.json'), 'utf8'))).toEqual([
+    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual([
       'tests/test_a.py::test_roundtrip',
     ]);
 

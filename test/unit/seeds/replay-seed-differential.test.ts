@@ -6,7 +6,10 @@ import { configSchema } from '../../../src/config/schema.js';
 import { replayTape } from '../../../src/layers/seeds/replay-tape.js';
 import { parseTape } from '../../../src/layers/seeds/tape.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 import { pythonEnv, sharedFile } from '../../helpers/shared.js';
+
+const sandbox = await testSandbox();
 
 /**
  * Seed 001's `replay_seeds`, run unchanged from ../shared/reference, against
@@ -74,6 +77,7 @@ async function ours(root: string) {
     rows: tape.rows,
     config,
     env: { PATH: process.env.PATH ?? '', PYTHONUTF8: '1' },
+    sandbox,
     logDir: path.join(tempDir('pg-seeddiff-logs-'), 'logs'),
   });
 }

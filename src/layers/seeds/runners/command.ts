@@ -11,6 +11,7 @@ import { describeExit } from '../../../runners/harness/process.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { outputTail, withTail } from '../../../runners/tests/output-tail.js';
 import { runLogged } from '../../../runners/tests/run-tests.js';
+import type { Sandbox } from '../../../sandbox/sandbox.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import type { TapeRow } from '../tape.js';
 import { readJsonReport, seconds } from './output.js';
@@ -22,6 +23,8 @@ export interface CommandReplayOptions {
   rows: readonly TapeRow[];
   /** Complete child env (already scrubbed). */
   env: Record<string, string>;
+  sandbox: Sandbox;
+  network?: boolean;
   /** Per process. */
   timeoutMs: number;
   /** runLogged outDir: `seeds-command-<n>.{stdout,stderr}.log` and `.report.json`. */
@@ -97,10 +100,12 @@ async function replayOne(
     };
   }
   const label = `seeds-command-${n}`;
-  const reportFile = path.join(logDir, `${label}.report.json`);
-  await mkdir(logDir, { recursive: true });
-  // The report must be this run's: a stale one would let a command that wrote nothing pass.
-  await rm(reportFile, { force: true });
+  // The only folder of the gate's the command may write: its own, fresh, so a stale report cannot pass for its own.
+  const io = path.join(logDir, `${label}.io`);
+  const reportFile = path.join(io, 'report.json');
+  await rm(io, { recursive: true, force: true });
+  await mkdir(io, { recursive: true });
+  await opts.sandbox.grant(io);
   const argv = renderCommand(row.command, {
     seed,
     nodeid: row.nodeid ?? '',
@@ -111,7 +116,10 @@ async function replayOne(
   let run: Awaited<ReturnType<typeof runLogged>>;
   try {
     run = await runLogged({
+      sandbox: opts.sandbox,
       cwd: root,
+      writable: [root, io],
+      ...(opts.network ? { network: true } : {}),
       argv,
       env: opts.env,
       timeoutMs: opts.timeoutMs,

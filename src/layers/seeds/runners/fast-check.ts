@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { builtWorkerFile, HEARTBEAT_BYTES, WatchedPool } from '../../../runners/pool/watched-pool.js';
+import { builtWorkerFile, ProcessPool } from '../../../sandbox/process-pool.js';
+import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { findModules } from '../../../util/find-modules.js';
 import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
@@ -15,6 +16,8 @@ export interface FastCheckReplayOptions {
   rows: readonly TapeRow[];
   /** Exactly the environment head code may see. */
   env: Record<string, string>;
+  sandbox: Sandbox;
+  signal?: AbortSignal;
   /** Budget of one run of a property (the watchdog's heartbeat). */
   timeoutMs: number;
   workers?: number;
@@ -37,16 +40,14 @@ class ReplayTimeout extends Error {
   }
 }
 
-/** The fast-check entry the repository would import, or ours when it has none installed. */
-export function resolveFastCheck(root: string): { file: string; source: 'repository' | 'patchgate' } {
-  try {
-    return {
-      file: createRequire(path.join(root, 'package.json')).resolve('fast-check'),
-      source: 'repository',
-    };
-  } catch {
-    return { file: createRequire(import.meta.url).resolve('fast-check'), source: 'patchgate' };
-  }
+/**
+ * The replay engine: always patchgate's own fast-check, never a copy the
+ * patch committed or installed (a `check` that never fails would pass every
+ * seed). Property modules that import `fast-check` get this same copy, so
+ * their arbitraries and the runner agree.
+ */
+export function resolveFastCheck(): { file: string; source: 'patchgate' } {
+  return { file: createRequire(import.meta.url).resolve('fast-check'), source: 'patchgate' };
 }
 
 function notFound(row: TapeRow, why: string): SeedReplay[] {
@@ -86,12 +87,15 @@ function countOf(row: TapeRow, r: ReplayResult): ExampleCount | undefined {
  * property with all its seeds, so no process (and no module load) per seed.
  */
 export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<FastCheckOutcome> {
-  const fc = resolveFastCheck(opts.root);
-  const pool = new WatchedPool({
-    filename: builtWorkerFile('layers/seeds/fast-check-worker'),
+  const fc = resolveFastCheck();
+  const pool = new ProcessPool({
+    sandbox: opts.sandbox,
+    handler: builtWorkerFile('layers/seeds/fast-check-worker'),
+    root: opts.root,
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     timeoutMs: opts.timeoutMs,
     env: opts.env,
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   try {
     const files = (await findModules(opts.root, opts.modules)).map((m) => path.join(opts.root, m));
@@ -130,8 +134,7 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
             ),
           };
         }
-        const progress = new SharedArrayBuffer(HEARTBEAT_BYTES);
-        const task: ReplayTask = {
+        const task: Omit<ReplayTask, 'progress'> = {
           kind: 'replay',
           module: found[0] as string,
           id: row.id,
@@ -139,12 +142,11 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
           seeds: row.seeds,
           minExamples: row.min_examples,
           countSeed: COUNT_SEED,
-          progress,
         };
         try {
           const r = (await pool.run(task, {
             label: row.id,
-            progress,
+            progress: true,
             onTimeout: (i) => new ReplayTimeout(i, opts.timeoutMs),
           })) as ReplayResult;
           const count = countOf(row, r);

@@ -18,6 +18,7 @@ import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { withTail } from '../../../runners/tests/output-tail.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
+import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
@@ -32,6 +33,8 @@ export interface PytestReplayOptions {
   rows: readonly TapeRow[];
   /** Complete child env (already scrubbed); PYTHONPATH gets the plugin's folder prepended. */
   env: Record<string, string>;
+  sandbox: Sandbox;
+  network?: boolean;
   /** Per process. */
   timeoutMs: number;
   /** runLogged outDir: `seeds-pytest-<n>.{stdout,stderr}.log`, `.want.json`, `.report.json`. */
@@ -199,14 +202,17 @@ async function runBatch(
   notes: Map<number, CountNote>,
 ): Promise<boolean> {
   const label = `seeds-pytest-${n}`;
-  const wantFile = path.join(logDir, `${label}.want.json`);
-  const reportFile = path.join(logDir, `${label}.report.json`);
+  // The only folder of the gate's pytest may write: its own, fresh, so a report left by an earlier
+  // run with this label cannot pass for this one's.
+  const io = path.join(logDir, `${label}.io`);
+  const wantFile = path.join(io, 'want.json');
+  const reportFile = path.join(io, 'report.json');
   const nodeids = [...new Set(batch.members.map((m) => m.nodeid))].sort(byCodePoint);
   const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
-  await mkdir(logDir, { recursive: true });
-  // A report left by an earlier run with this label must not pass for this one's.
-  await rm(reportFile, { force: true });
+  await rm(io, { recursive: true, force: true });
+  await mkdir(io, { recursive: true });
   await writeFile(wantFile, `${JSON.stringify(nodeids, null, 1)}\n`);
+  await opts.sandbox.grant(io);
 
   const pythonPath = opts.env.PYTHONPATH;
   const env: Record<string, string> = {
@@ -218,7 +224,9 @@ async function runBatch(
     PATCHGATE_SEEDS_REPORT: reportFile,
     // Hypothesis writes `.hypothesis/` (cached constants, patches for failing
     // examples) under the cwd unless told otherwise; the checkout is not ours to write in.
-    HYPOTHESIS_STORAGE_DIRECTORY: path.join(logDir, `${label}.hypothesis`),
+    HYPOTHESIS_STORAGE_DIRECTORY: path.join(io, 'hypothesis'),
+    // Only the plugins patchgate names run: a plugin the patch installed or registered cannot load itself.
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1',
   };
   const argv = [
     opts.python,
@@ -226,6 +234,9 @@ async function runBatch(
     'pytest',
     '-p',
     PLUGIN_MODULE,
+    // Hypothesis's own pytest plugin, which autoloading would have loaded.
+    '-p',
+    '_hypothesis_pytestplugin',
     '-p',
     'no:cacheprovider',
     '-q',
@@ -242,7 +253,10 @@ async function runBatch(
   let run: LoggedRun;
   try {
     run = await runLogged({
+      sandbox: opts.sandbox,
       cwd: root,
+      writable: [root, io],
+      ...(opts.network ? { network: true } : {}),
       argv,
       env,
       timeoutMs: opts.timeoutMs,

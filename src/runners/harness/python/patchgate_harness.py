@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Serve a module's Python properties to patchgate (protocol patchgate-harness/1).
+"""Serve a module's Python properties to patchgate (protocol patchgate-harness/2).
 
 Usage: python3 patchgate_harness.py MODULE_OR_PATH
 
@@ -10,22 +10,30 @@ directory first on sys.path (as ``python -m`` would). The module must define
 ``claimed_fields`` (a set or list of str) and ``check`` (called with one
 fixture; raising or returning False fails, anything else passes).
 
-Protocol lines go to the real stdout only. While the module is imported and
-its checks run, file descriptor 1 and sys.stdout point at stderr and file
-descriptor 0 at the null device, so nothing a property prints or reads can
-touch the protocol. See docs/harness-protocol.md in patchgate.
+The protocol runs over file descriptor 3, a socket patchgate opens; the
+first line patchgate sends is a key, read before the module is imported, and
+every answer carries an HMAC of its sequence number and body under that key.
+File descriptor 1 and sys.stdout point at stderr and file descriptor 0 at the
+null device, so nothing a property prints can pass for an answer, and a line
+a property writes on the channel itself cannot be signed. See
+docs/harness-protocol.md in patchgate.
 
 Standard library only; Python 3.9 or later.
 """
 
+import hashlib
+import hmac
 import importlib
 import importlib.util
 import json
 import os
+import socket
 import sys
 import traceback
 
-PROTOCOL = "patchgate-harness/1"
+PROTOCOL = "patchgate-harness/2"
+CHANNEL_FD = 3
+MAC_HEX = 32
 ADAPTER_VERSION = "1"
 MAX_ERROR_CHARS = 500
 EXIT_USAGE = 2
@@ -207,7 +215,23 @@ def handle(request, props_by_name, listing, hello):
     return _error(rid, "unknown method %r" % (method,)), False
 
 
-def serve(proto_in, proto_out, props):
+class Signer(object):
+    """Signs each answer line with the channel key and its sequence number."""
+
+    __slots__ = ("key", "seq")
+
+    def __init__(self, key):
+        self.key = key
+        self.seq = 0
+
+    def line(self, body):
+        data = body.encode("utf-8")
+        mac = hmac.new(self.key, str(self.seq).encode("ascii") + b"\n" + data, hashlib.sha256).hexdigest()
+        self.seq += 1
+        return mac[:MAC_HEX].encode("ascii") + b" " + data + b"\n"
+
+
+def serve(proto_in, proto_out, props, signer):
     props_by_name = {p.name: p for p in props}
     listing = {"properties": [{"name": p.name, "claims": p.claims} for p in props]}
     hello = {
@@ -233,16 +257,26 @@ def serve(proto_in, proto_out, props):
             except BaseException as exc:
                 rid = request.get("id") if isinstance(request, dict) else None
                 line, stop = _error(rid, "harness error: %s" % describe_exception(exc)), False
-        proto_out.write(line.encode("utf-8") + b"\n")
+        proto_out.write(signer.line(line))
         proto_out.flush()
         if stop:
             return
 
 
 def claim_stdio():
-    """Keeps the real stdin/stdout for the protocol; everything else sees stderr and /dev/null."""
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
+    """The channel for the protocol; stdout goes to stderr and stdin to the null device.
+
+    Returns (proto_in, proto_out, key). The key is read here, before any head
+    module is imported.
+    """
+    channel = socket.socket(fileno=CHANNEL_FD)
+    proto_in = channel.makefile("rb")
+    proto_out = channel.makefile("wb")
+    key_line = proto_in.readline().strip()
+    try:
+        key = bytes.fromhex(key_line.decode("ascii"))
+    except ValueError:
+        key = b""
     os.dup2(2, 1)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -252,7 +286,7 @@ def claim_stdio():
     except (AttributeError, ValueError):
         pass
     sys.stdout = sys.stderr
-    return proto_in, proto_out
+    return proto_in, proto_out, key
 
 
 def main(argv):
@@ -266,7 +300,14 @@ def main(argv):
         del sys.path[0]
     # Importing head code must not leave __pycache__ folders in the worktree.
     sys.dont_write_bytecode = True
-    proto_in, proto_out = claim_stdio()
+    try:
+        proto_in, proto_out, key = claim_stdio()
+    except OSError as exc:
+        sys.stderr.write("patchgate_harness: no protocol channel on fd %d: %s\n" % (CHANNEL_FD, exc))
+        return EXIT_USAGE
+    if not key:
+        sys.stderr.write("patchgate_harness: the channel did not start with a key\n")
+        return EXIT_USAGE
     try:
         module, label = load_module(target)
         props = collect_properties(module, label)
@@ -278,7 +319,7 @@ def main(argv):
         traceback.print_exc()
         return EXIT_LOAD_FAILED
     try:
-        serve(proto_in, proto_out, props)
+        serve(proto_in, proto_out, props, Signer(key))
     except BrokenPipeError:
         pass  # patchgate went away; nothing to answer
     finally:

@@ -1,0 +1,190 @@
+/**
+ * Private checkouts of the revisions under judgement: the files of a tree
+ * written out by us, from git's objects. Not `git worktree add`: a checkout
+ * runs the repository's hooks (post-checkout) and its smudge filters, and in
+ * working-tree mode `.git/config` and `.gitattributes` are the patch's to
+ * write. Nothing of the repository's configuration runs here, and a checkout
+ * has no `.git` for head code to follow back into the repository.
+ *
+ * Every folder is `patchgate-<label>-<pid>-<random>` in the temp folder and
+ * removed on every exit path; a run killed with SIGKILL leaves its folders,
+ * and the next run prunes those whose process is gone.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import type { Git } from './git.js';
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  sha: string;
+  path: string;
+}
+
+async function listTree(git: Git, treeish: string): Promise<TreeEntry[]> {
+  const raw = await git.out(['ls-tree', '-r', '-z', '--full-tree', treeish]);
+  const out: TreeEntry[] = [];
+  for (const rec of raw.split('\0')) {
+    if (rec === '') continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, sha] = rec.slice(0, tab).split(' ') as [string, string, string];
+    out.push({ mode, type, sha, path: rec.slice(tab + 1) });
+  }
+  return out;
+}
+
+/**
+ * Streams blob contents from one `git cat-file --batch` process: a checkout
+ * of thousands of files costs one process, not one per file.
+ */
+function readBlobs(
+  git: Git,
+  shas: readonly string[],
+  onBlob: (index: number, data: Buffer) => Promise<void>,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-C', git.cwd, ...git.safetyArgs(), 'cat-file', '--batch'], {
+      env: git.env(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let buffered: Buffer = Buffer.alloc(0);
+    let index = 0;
+    let stderr = '';
+    let chain = Promise.resolve();
+    let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString('utf8');
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      for (;;) {
+        const nl = buffered.indexOf(10);
+        if (nl < 0) return;
+        const header = buffered.subarray(0, nl).toString('utf8');
+        const size = Number(header.split(' ')[2]);
+        if (!Number.isInteger(size))
+          return fail(new InputError('GIT_FAILED', `git cat-file: unexpected ${header}`));
+        if (buffered.length < nl + 1 + size + 1) return;
+        const data = Buffer.from(buffered.subarray(nl + 1, nl + 1 + size));
+        buffered = buffered.subarray(nl + 1 + size + 1);
+        const i = index++;
+        chain = chain.then(() => onBlob(i, data)).catch((err: Error) => fail(err));
+      }
+    });
+    child.on('error', (err) => fail(err));
+    child.on('close', (code) => {
+      if (failed) return;
+      if (code !== 0 || index !== shas.length) {
+        return fail(
+          new InputError('GIT_FAILED', `git cat-file --batch failed (exit ${code}): ${stderr.trim()}`),
+        );
+      }
+      chain.then(resolve, reject);
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(shas.map((s) => `${s}\n`).join(''));
+  });
+}
+
+/** Writes the files of `treeish` under `dir` (which must exist and be empty), modes and symlinks included. */
+export async function materializeTree(git: Git, treeish: string, dir: string): Promise<void> {
+  const entries = (await listTree(git, treeish)).filter((e) => e.type === 'blob');
+  const made = new Set<string>();
+  const ensureDir = async (rel: string) => {
+    const d = path.posix.dirname(rel);
+    if (d === '.' || made.has(d)) return;
+    await mkdir(path.join(dir, d), { recursive: true });
+    made.add(d);
+  };
+  await readBlobs(
+    git,
+    entries.map((e) => e.sha),
+    async (i, data) => {
+      const e = entries[i] as TreeEntry;
+      await ensureDir(e.path);
+      const target = path.join(dir, e.path);
+      if (e.mode === '120000') await symlink(data.toString('utf8'), target);
+      else {
+        await writeFile(target, data);
+        if (e.mode === '100755') await chmod(target, 0o755);
+      }
+    },
+  );
+}
+
+const PREFIX = 'patchgate-';
+
+/** The folders of a gate run, all removed by `dispose`. */
+export class Checkouts {
+  private readonly created: string[] = [];
+
+  constructor(
+    private readonly git: Git,
+    /** This process's id, so a later run can tell our leftovers from a live run's. */
+    private readonly pid: number,
+  ) {}
+
+  private async folder(label: string): Promise<string> {
+    const parent = await realpath(await mkdtemp(path.join(tmpdir(), `${PREFIX}${label}-${this.pid}-`)));
+    this.created.push(parent);
+    return parent;
+  }
+
+  /** A checkout of `treeish` (a commit or a tree), in a folder of its own. */
+  async add(treeish: string, label: string): Promise<string> {
+    const parent = await this.folder(label);
+    const dir = path.join(parent, 'tree');
+    await mkdir(dir);
+    await materializeTree(this.git, treeish, dir);
+    return dir;
+  }
+
+  /** A temp folder removed with the checkouts, for logs nobody asked to keep. */
+  scratch(label: string): Promise<string> {
+    return this.folder(label);
+  }
+
+  get paths(): string[] {
+    return [...this.created];
+  }
+
+  async dispose(): Promise<void> {
+    for (const dir of this.created.splice(0))
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes folders left by gate runs that were killed (SIGKILL, a crashed
+ * runner): `patchgate-<label>-<pid>-…` whose process no longer exists.
+ * `alive` answers for a pid; the default asks /proc.
+ */
+export async function pruneLeftovers(
+  alive: (pid: number) => boolean = (pid) => existsSync(`/proc/${pid}`),
+): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(tmpdir());
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = /^patchgate-[a-z]+-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!m) continue;
+    if (alive(Number(m[1]))) continue;
+    await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    removed.push(name);
+  }
+  return removed;
+}
