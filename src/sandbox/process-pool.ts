@@ -160,6 +160,14 @@ export class ProcessPool {
     return slot;
   }
 
+  /** Kills a process now and makes sure no later task is handed to it while it dies. */
+  private retire(slot: Slot): void {
+    slot.dead = true;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    slot.proc.kill('SIGKILL');
+  }
+
   private acquire(): Promise<Slot> {
     const idle = this.slots.find((s) => !s.busy && !s.dead);
     if (idle) {
@@ -208,14 +216,14 @@ export class ProcessPool {
               lastChange = now;
             } else if (now - lastChange > budget) {
               finish(how.onTimeout(slots[1] ?? -1, slots));
-              slot.proc.kill('SIGKILL');
+              this.retire(slot);
             }
           },
           Math.max(5, Math.min(250, this.opts.timeoutMs / 4)),
         );
         const onAbort = () => {
           finish(new WorkerCrashError(`'${how.label}' was aborted`));
-          slot.proc.kill('SIGKILL');
+          this.retire(slot);
         };
         this.opts.signal?.addEventListener('abort', onAbort, { once: true });
         let done = false;
@@ -234,7 +242,7 @@ export class ProcessPool {
                 `worker running '${how.label}' failed: it answered a task it was not given`,
               ),
             );
-            slot.proc.kill('SIGKILL');
+            this.retire(slot);
             return;
           }
           if (m.beat) {

@@ -342,7 +342,11 @@ export class Sandbox {
       }
     }
     a.push('--chdir', spec.cwd, '--clearenv');
-    for (const [k, v] of Object.entries(spec.env)) a.push('--setenv', k, v);
+    const env = { ...spec.env };
+    // The gate's home is not in the sandbox's view; tools that write under HOME (npm, pip caches) get the private /tmp.
+    if (env.HOME !== undefined && !spec.writable.some((w) => env.HOME === w || env.HOME?.startsWith(`${w}/`)))
+      env.HOME = '/tmp';
+    for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
     a.push('--');
     if (tools.prlimit) {
       a.push(

@@ -1,21 +1,33 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, openSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureRepo } from '../helpers/fixture-repo.js';
 import { CLI } from '../helpers/gitdir.js';
+import { hitsRepo } from '../helpers/hits-repo.js';
+import { processesWith } from '../unit/runners/fake-harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A property whose check never returns: a sandboxed head process is busy when the signal comes. */
+const SPINNING = `import { defineProperty } from 'patchgate';
+export default defineProperty<any>({
+  name: 'spins',
+  fixture: 'fixtures/lock.json',
+  claims: ['total_cents'],
+  check() { for (;;) {} },
+});
+`;
 
 describe('interrupting a check', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('removes the temporary worktree on %s and exits %i', async (signal, expected) => {
-    // An ignored, sparse 64 GiB fixture keeps the fixtures layer hashing long enough to interrupt it.
-    const repo = fixtureRepo({ '.gitignore': 'testdata/huge.bin\n' });
-    const fd = openSync(repo.path('testdata/huge.bin'), 'w');
-    ftruncateSync(fd, 64 * 1024 ** 3);
-    closeSync(fd);
+  ] as const)('stops every head process, removes its checkouts on %s and exits %i within two seconds', async (signal, expected) => {
+    const repo = hitsRepo(
+      { properties: ['properties/*.ts'], timeoutMs: 600_000 },
+      { 'properties/spin.ts': SPINNING },
+    );
     const child = spawn(process.execPath, [CLI, 'check', '--base', 'main'], {
       cwd: repo.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -26,19 +38,24 @@ describe('interrupting a check', () => {
       stderr += b;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-
-    let worktree: string | undefined;
-    for (let i = 0; i < 200 && !worktree; i++) {
-      await sleep(50);
-      worktree = repo.extraWorktrees()[0];
-    }
-    expect(worktree, 'the base worktree should appear while the gate runs').toBeDefined();
-    await sleep(300);
+    const ours = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`patchgate-base-${child.pid}-`));
+    // The property's process spins once its check starts: wait for the host to be there, then a little more.
+    for (let i = 0; i < 400 && processesWith('sandbox/host/host.js').length === 0; i++) await sleep(50);
+    expect(ours(), 'the base checkout should exist while the gate runs').toHaveLength(1);
+    const checkout = path.join(tmpdir(), ours()[0] as string);
+    await sleep(1000);
+    const sent = Date.now();
     child.kill(signal);
     const code = await exited;
+    expect(Date.now() - sent).toBeLessThan(2000);
     expect(code).toBe(expected);
     expect(stderr).toContain('interrupted');
-    expect(repo.extraWorktrees()).toEqual([]);
-    expect(existsSync(worktree as string)).toBe(false);
+    expect(existsSync(checkout)).toBe(false);
+    expect(readdirSync(tmpdir()).filter((n) => n.includes(`-${child.pid}-`))).toEqual([]);
+    // Every sandbox of this run named one of its checkouts on its command line: none is left.
+    const left = () =>
+      processesWith(`patchgate-head-${child.pid}-`).concat(processesWith(`patchgate-base-${child.pid}-`));
+    for (let i = 0; i < 50 && left().length > 0; i++) await sleep(20);
+    expect(left()).toEqual([]);
   });
 });

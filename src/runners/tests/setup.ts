@@ -77,7 +77,8 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
         await unlink(target).catch((e: NodeJS.ErrnoException) => {
           if (e.code !== 'ENOENT') throw e;
         });
-        await symlink(path.join(decision.root, dir), target, 'junction');
+        // To the real folder: a sandbox mounts where the link finally leads, not the links on the way.
+        await symlink(await realpath(path.join(decision.root, dir)), target, 'junction');
       }
       return { reused: true, dirs: decision.link };
     }
