@@ -5,7 +5,6 @@
  * child speaking patchgate-harness/1) whenever one can be written.
  */
 
-import type { ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -86,7 +85,7 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
       readOnly: [opts.tmpDir],
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const child = proc.child as ChildProcessByStdio<null, Readable, Readable>;
+    const child = proc.child as typeof proc.child & { stdout: Readable; stderr: Readable };
     const stdout = new TextTail(16 * 1024);
     const stderr = new TextTail(16 * 1024);
     child.stdout.on('data', (b: Buffer) => stdout.push(b));

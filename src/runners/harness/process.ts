@@ -1,36 +1,9 @@
 /**
  * Process plumbing shared by the harness client and the command fallback:
- * children in their own process group (so a kill reaches whatever they
- * started), bounded stderr tails, and a newline splitter for stdout.
+ * exit descriptions, bounded stderr tails, and a newline splitter for the
+ * protocol channel. Starting and killing processes is the sandbox's.
  */
-import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-
-/** POSIX children get their own process group, killed as a whole. */
-export const OWN_PROCESS_GROUP = process.platform !== 'win32';
-
-/**
- * Sends `signal` to the child's process group (or to the child alone where
- * groups do not exist). Safe to call at any time: a group that is already
- * gone is not an error.
- */
-export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  const pid = child.pid;
-  if (pid === undefined) return;
-  try {
-    process.kill(OWN_PROCESS_GROUP ? -pid : pid, signal);
-  } catch {
-    // ESRCH: nothing left to kill
-  }
-  if (OWN_PROCESS_GROUP && child.exitCode === null && child.signalCode === null) {
-    // The group may be gone while the leader lingers (it left the group); kill it directly too.
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
 
 export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
   if (signal !== null) return `was killed by ${signal}`;
