@@ -33,7 +33,8 @@ export type ErrorCode =
   | 'SETUP_FAILED'
   | 'TESTS_NO_REPORT'
   | 'TESTS_TIMEOUT'
-  | 'TESTS_RUN_FAILED';
+  | 'TESTS_RUN_FAILED'
+  | 'RESOURCE_LIMIT';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isReasonCode } from './codes.js';
-import { loadConfig } from './config/load.js';
+import { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
 import { Checkouts, pruneLeftovers } from './git/checkouts.js';
@@ -9,6 +9,7 @@ import { Git } from './git/git.js';
 import { resolveRevisions } from './git/revisions.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
+import { lockedFixtureDigests } from './layers/fixtures/locked-digests.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
 import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
@@ -23,6 +24,7 @@ import type {
   NamedContract,
   Override,
 } from './layers/types.js';
+import { WrittenGuard } from './layers/written-guard.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -104,7 +106,8 @@ function errorFinding(layer: string, err: unknown): Finding {
   return {
     code,
     layer,
-    severity: 'error',
+    // A cap head code hit is the patch's doing: a rejection with the cap as evidence, not an undecided run.
+    severity: code === 'RESOURCE_LIMIT' ? 'reject' : 'error',
     message: e.message,
     evidence: { error: e.code, kind: e.kind, ...e.details },
   };
@@ -203,6 +206,17 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
+    // What head code could rewrite in its own checkout, taken before any of it runs.
+    const lockedPaths = await lockedFixtureDigests(baseRoot, config, 'the base revision').then(
+      (m) => [...m.keys()],
+      () => [],
+    );
+    const guard = await WrittenGuard.take(headRoot, [
+      configFile,
+      ...CONFIG_FILE_NAMES,
+      ...contracts.map((c) => c.path),
+      ...lockedPaths,
+    ]);
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -249,6 +263,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         // A layer that throws can never let the patch through.
         layerFindings = [errorFinding(layer.name, err)];
       }
+      if (layer.runsHeadCode) layerFindings.push(...(await guard.check(layer.name)));
       // Installing dependencies is the setup's time, not the layer's that first needed it.
       timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));
       const summary = {

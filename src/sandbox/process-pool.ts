@@ -17,10 +17,19 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { decodeMessage, encodeMessage, newChannelKey, verifyLine } from './channel.js';
-import type { HeadProcess, Sandbox } from './sandbox.js';
+import type { HeadProcess, LimitBreach, Sandbox } from './sandbox.js';
 
 /** A process that died, broke the channel or was killed for a cap: the task has no answer. */
-export class WorkerCrashError extends Error {}
+export class WorkerCrashError extends Error {
+  /** Set when the sandbox stopped the process for a cap (memory, file size). */
+  breach?: LimitBreach;
+}
+
+function crash(message: string, breach?: LimitBreach): WorkerCrashError {
+  const e = new WorkerCrashError(message);
+  if (breach) e.breach = breach;
+  return e;
+}
 
 export const HEARTBEAT_BYTES = 16;
 
@@ -67,7 +76,7 @@ interface Slot {
   dead: boolean;
   stderrTail: string;
   onMessage?: (m: { id?: number; result?: unknown; error?: string; beat?: number[] }) => void;
-  onDeath?: (why: string) => void;
+  onDeath?: (why: string, breach?: LimitBreach) => void;
 }
 
 const STDERR_TAIL = 4096;
@@ -112,12 +121,14 @@ export class ProcessPool {
       stderrTail: '',
     };
     const die = (why: string) => {
-      if (slot.dead) return;
+      if (slot.dead && !slot.onDeath) return;
       slot.dead = true;
       proc.kill('SIGKILL');
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
-      slot.onDeath?.(why);
+      const onDeath = slot.onDeath;
+      slot.onDeath = undefined;
+      onDeath?.(why, proc.breach);
     };
     proc.child.stdout?.on('data', () => undefined);
     proc.child.stderr?.on('data', (b: Buffer) => {
@@ -253,7 +264,7 @@ export class ProcessPool {
             finish(new WorkerCrashError(`worker running '${how.label}' failed: ${m.error}`));
           else finish({ value: m.result });
         };
-        slot.onDeath = (why) => finish(new WorkerCrashError(`worker running '${how.label}' failed: ${why}`));
+        slot.onDeath = (why, breach) => finish(crash(`worker running '${how.label}' failed: ${why}`, breach));
         if (slot.dead) {
           finish(new WorkerCrashError(`worker running '${how.label}' failed: its process is gone`));
           return;

@@ -3,7 +3,7 @@ import { CommandChecker } from '../../runners/command/command-check.js';
 import { HarnessClient } from '../../runners/harness/client.js';
 import { HarnessError } from '../../runners/harness/protocol.js';
 import { PYTHON_ADAPTER_PATH } from '../../runners/harness/python-adapter.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
 import type { PropertyInfo, Status } from './model.js';
 import { generateMutants, type Mutant, type PerturbOptions } from './perturb/index.js';
 import type { FixtureCache, RunOutcome, ScoredProperty, SourceProblem } from './scorer.js';
@@ -35,7 +35,8 @@ function failure(err: unknown): RunOutcome {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof HarnessError && err.code === 'HARNESS_TIMEOUT')
     return { ok: false, kind: 'timeout', message, checkIndex: -1 };
-  return { ok: false, kind: 'crash', message };
+  const limit = err instanceof HarnessError ? (err.details.limit as LimitBreach | undefined) : undefined;
+  return { ok: false, kind: 'crash', message, ...(limit ? { limit } : {}) };
 }
 
 /** The baseline and every mutant in one batch per run, so a harness sees few large messages. */

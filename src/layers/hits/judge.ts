@@ -1,4 +1,5 @@
 import { byCodePoint } from '../../util/compare.js';
+import type { LimitBreach } from '../../sandbox/sandbox.js';
 import type { Finding, FrozenItem } from '../types.js';
 import type { HitReportRow, MutantOutcome, PropertyInfo } from './model.js';
 import { scoreClaims } from './perturb/index.js';
@@ -11,7 +12,7 @@ export type PropertyVerdict =
   | { kind: 'scored'; info: PropertyInfo; row: HitReportRow; baselineError?: string }
   | { kind: 'flaky'; info: PropertyInfo; row: HitReportRow; disagreements: Disagreement[] }
   | { kind: 'timeout'; info: PropertyInfo; message: string }
-  | { kind: 'crash'; info: PropertyInfo; message: string };
+  | { kind: 'crash'; info: PropertyInfo; message: string; limit?: LimitBreach };
 
 export interface Disagreement {
   run: number;
@@ -81,7 +82,8 @@ function compareRuns(
 
 export function judgeProperty(p: ScoredProperty): PropertyVerdict {
   const crash = p.runs.find((r) => !r.ok && r.kind === 'crash');
-  if (crash && !crash.ok) return { kind: 'crash', info: p.info, message: crash.message };
+  if (crash && !crash.ok && crash.kind === 'crash')
+    return { kind: 'crash', info: p.info, message: crash.message, ...(crash.limit ? { limit: crash.limit } : {}) };
   const timeout = p.runs.find((r) => !r.ok && r.kind === 'timeout');
   if (timeout && !timeout.ok) return { kind: 'timeout', info: p.info, message: timeout.message };
   const runs = p.runs.filter((r): r is Extract<RunOutcome, { ok: true }> => r.ok);
@@ -145,7 +147,18 @@ export function judge(input: JudgeInput): JudgeOutput {
   for (const [name, v] of head) {
     const ev = { property: name, fixture: v.info.fixture, source: v.info.source };
     if (v.kind === 'crash') {
-      findings.push(f('INTERNAL_ERROR', 'error', `head: ${v.message}`, { ...ev, side: 'head' }));
+      // A cap the head's code hit is the patch's doing (reject, with the cap); any other crash is the gate's (error).
+      if (v.limit) {
+        findings.push(
+          f('RESOURCE_LIMIT', 'reject', `head: property '${name}' ${v.limit.message}`, {
+            ...ev,
+            side: 'head',
+            limit: v.limit.limit,
+            cap: v.limit.cap,
+            ...(v.limit.observed !== undefined ? { observed: v.limit.observed } : {}),
+          }),
+        );
+      } else findings.push(f('INTERNAL_ERROR', 'error', `head: ${v.message}`, { ...ev, side: 'head' }));
       continue;
     }
     if (v.kind === 'timeout') {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
 import { findModules } from '../../util/find-modules.js';
 import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
@@ -13,7 +13,7 @@ import type { ScoreResult } from './worker.js';
 export type RunOutcome =
   | { ok: true; baseline: Status; baselineError?: string; mutants: MutantOutcome[] }
   | { ok: false; kind: 'timeout'; message: string; checkIndex: number }
-  | { ok: false; kind: 'crash'; message: string };
+  | { ok: false; kind: 'crash'; message: string; limit?: LimitBreach };
 
 export interface ScoredProperty {
   info: PropertyInfo;
@@ -205,7 +205,10 @@ function toRunOutcomes(result: ScoreResult[] | Error | undefined): RunOutcome[] 
   if (result === undefined) return [{ ok: false, kind: 'crash', message: 'the pool sent no answer' }];
   if (result instanceof CheckTimeoutError)
     return [{ ok: false, kind: 'timeout', message: result.message, checkIndex: result.checkIndex }];
-  if (result instanceof Error) return [{ ok: false, kind: 'crash', message: result.message }];
+  if (result instanceof Error) {
+    const limit = (result as { breach?: LimitBreach }).breach;
+    return [{ ok: false, kind: 'crash', message: result.message, ...(limit ? { limit } : {}) }];
+  }
   return result.map((r) => ({
     ok: true,
     baseline: r.baseline,

@@ -20,7 +20,9 @@ export type TestRunErrorCode =
   /** A test run wrote no JUnit report. */
   | 'TESTS_NO_REPORT'
   /** A test run ran no test: a usage error, a collection error, an empty suite. */
-  | 'TESTS_RUN_FAILED';
+  | 'TESTS_RUN_FAILED'
+  /** A test run hit a cap of the sandbox (memory, file size) and was stopped. */
+  | 'RESOURCE_LIMIT';
 
 export class TestRunError extends Error {
   readonly code: TestRunErrorCode;

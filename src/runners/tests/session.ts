@@ -132,6 +132,14 @@ export class TestSession {
       junitFrom: cmd.junitFrom,
       signal,
     });
+    if (run.breach) {
+      const output = await outputTail(run);
+      throw new TestRunError(
+        'RESOURCE_LIMIT',
+        `the test command (${label}) ${run.breach.message}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+        { label, limit: run.breach.limit, cap: run.breach.cap, observed: run.breach.observed, output },
+      );
+    }
     if (run.timedOut) {
       const output = await outputTail(run);
       throw new TestRunError(
