@@ -31,7 +31,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const dist = new URL('../../dist/', import.meta.url);
 const dataDir = path.resolve(here, '..', '.data', 'hits');
-const PROPERTIES = path.join(here, 'properties.mjs');
+// The pools run head code as the gate does: in sandboxed processes, on a checkout of their own (a temp copy).
+const checkoutDir = fs.mkdtempSync(path.join(os.tmpdir(), 'patchgate-bench-hits-'));
+fs.copyFileSync(path.join(here, 'properties.mjs'), path.join(checkoutDir, 'properties.mjs'));
+process.on('exit', () => fs.rmSync(checkoutDir, { recursive: true, force: true }));
+const PROPERTIES = path.join(checkoutDir, 'properties.mjs');
 const TRIVIAL_PY = path.join(here, 'trivial_properties.py');
 const BASELINE_PY = path.join(here, 'deepcopy_baseline.py');
 const SEED_PROPERTY = 'invoice_total_matches_lines';
@@ -52,6 +56,8 @@ if (!fs.existsSync(new URL('layers/hits/worker.js', dist))) {
   process.exit(0);
 }
 const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
+const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
+const sandbox = await openSandbox(process.env.PATH);
 const { scoreInBatches } = await import(new URL('layers/hits/scorer.js', dist).href);
 const { deepFreeze, generateMutants, lookupPath, parsePath } = await import(
   new URL('layers/hits/perturb/index.js', dist).href
@@ -64,7 +70,7 @@ const perturb = { ...PERTURB };
 const M = [...generateMutants(deepFreeze(structuredClone(fixture)), perturb)].length;
 
 console.log(
-  `hits: ${RUNS} interleaved rounds for (1) and (2), ${PYTHON_RUNS} for (3), best taken; load average ${os
+  `hits: head code in ${sandbox.isolation.mode === 'bwrap' ? `bubblewrap (user ${sandbox.isolation.user})` : 'plain child processes'}; ${RUNS} interleaved rounds for (1) and (2), ${PYTHON_RUNS} for (3), best taken; load average ${os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')} on ${os.availableParallelism()} CPUs`,
@@ -72,8 +78,9 @@ console.log(
 
 // ---------------------------------------------------------------- (1) and (2)
 const bench = await startBenchWorker();
-const pool1 = new PropertyPool({ workers: 1, timeoutMs: 60_000, env: {} });
-const pool2 = new PropertyPool({ workers: 2, timeoutMs: 60_000, env: {} });
+const poolOptions = { timeoutMs: 60_000, env: {}, sandbox, root: checkoutDir };
+const pool1 = new PropertyPool({ ...poolOptions, workers: 1 });
+const pool2 = new PropertyPool({ ...poolOptions, workers: 2 });
 const listed = await pool1.list([PROPERTIES]);
 if (listed.errors.length > 0) throw new Error(`listing failed: ${JSON.stringify(listed.errors)}`);
 const names = listed.properties.map((p) => p.name);
@@ -154,7 +161,7 @@ console.log(
 const bareNs = perCheck('bare');
 for (const [name, label] of [
   ['direct', 'score task called directly in one worker thread'],
-  ['pool1', 'PropertyPool, workers: 1 (the real path)'],
+  ['pool1', 'PropertyPool, workers: 1 (the real path: a sandboxed process)'],
 ]) {
   const ns = perCheck(name);
   const ratio = ns / bareNs;
@@ -195,7 +202,9 @@ const cases = [
 const start = (module) =>
   HarnessClient.start({
     command: ['python3', PYTHON_ADAPTER_PATH, module],
-    cwd: here,
+    cwd: checkoutDir,
+    sandbox,
+    readOnly: [sharedDir],
     env: { PATH: SEARCH_PATH },
     timeoutMs: 10_000,
   });

@@ -39,6 +39,9 @@ if (!fs.existsSync(new URL('layers/seeds/replay-tape.js', dist))) {
 const { replayTape } = await import(new URL('layers/seeds/replay-tape.js', dist).href);
 const { parseTape } = await import(new URL('layers/seeds/tape.js', dist).href);
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
+const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
+// The replay runs head code as the gate does: in sandboxed processes.
+const sandbox = await openSandbox(process.env.PATH);
 
 /** Ten small, real properties: list, string and arithmetic invariants of the kind a tape records. */
 const BODIES = [
@@ -108,6 +111,7 @@ async function timedReplay(root, rows, config) {
     rows,
     config,
     env: { PATH: SEARCH_PATH },
+    sandbox,
     logDir: path.join(root, 'logs'),
   });
   const ms = performance.now() - t0;
