@@ -8,6 +8,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // Each file in its own process: e2e tests spawn git and the CLI, and one test switches euid.
     pool: 'forks',
+    // Most test time is spent waiting on child processes (git, the CLI, sandboxed runners), not on a CPU:
+    // three files at a time keep two cores busy without starving the runs that measure timeouts.
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -40,7 +40,9 @@ describe('interrupting a check', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const ours = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`patchgate-base-${child.pid}-`));
     // The property's process spins once its check starts: wait for the host to be there, then a little more.
-    for (let i = 0; i < 400 && processesWith('sandbox/host/host.js').length === 0; i++) await sleep(50);
+    // A sandbox of this run names its checkout on its command line; other test files' sandboxes do not.
+    for (let i = 0; i < 400 && processesWith(`patchgate-base-${child.pid}-`).length === 0; i++)
+      await sleep(50);
     expect(ours(), 'the base checkout should exist while the gate runs').toHaveLength(1);
     const checkout = path.join(tmpdir(), ours()[0] as string);
     await sleep(1000);

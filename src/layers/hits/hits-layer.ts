@@ -62,7 +62,11 @@ export const hitsLayer: Layer = {
     const headPool = poolFor(ctx.head.root);
     try {
       const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
-      base = await scoreRevision({ ...common, pool: basePool, side: 'base', root: ctx.base.root });
+      // Both revisions at once: each is mostly waiting for its processes to start and load their modules.
+      [base, head] = await Promise.all([
+        scoreRevision({ ...common, pool: basePool, side: 'base', root: ctx.base.root }),
+        scoreRevision({ ...common, pool: headPool, side: 'head', root: ctx.head.root }),
+      ]);
       if (base.emptySources.length > 0) {
         throw nothingConfigured(
           ctx.configFile,
@@ -78,7 +82,6 @@ export const hitsLayer: Layer = {
           `the hits layer is on, but ${keys.join(', ')} yield no property in the base revision`,
         );
       }
-      head = await scoreRevision({ ...common, pool: headPool, side: 'head', root: ctx.head.root });
     } finally {
       await Promise.all([basePool.close(), headPool.close()]);
     }

@@ -1,5 +1,5 @@
-import { byCodePoint } from '../../util/compare.js';
 import type { LimitBreach } from '../../sandbox/sandbox.js';
+import { byCodePoint } from '../../util/compare.js';
 import type { Finding, FrozenItem } from '../types.js';
 import type { HitReportRow, MutantOutcome, PropertyInfo } from './model.js';
 import { scoreClaims } from './perturb/index.js';
@@ -83,7 +83,12 @@ function compareRuns(
 export function judgeProperty(p: ScoredProperty): PropertyVerdict {
   const crash = p.runs.find((r) => !r.ok && r.kind === 'crash');
   if (crash && !crash.ok && crash.kind === 'crash')
-    return { kind: 'crash', info: p.info, message: crash.message, ...(crash.limit ? { limit: crash.limit } : {}) };
+    return {
+      kind: 'crash',
+      info: p.info,
+      message: crash.message,
+      ...(crash.limit ? { limit: crash.limit } : {}),
+    };
   const timeout = p.runs.find((r) => !r.ok && r.kind === 'timeout');
   if (timeout && !timeout.ok) return { kind: 'timeout', info: p.info, message: timeout.message };
   const runs = p.runs.filter((r): r is Extract<RunOutcome, { ok: true }> => r.ok);

@@ -92,7 +92,7 @@ export interface ScoreWireResult {
 }
 
 // One loader per worker: modules stay cached for the many score tasks that follow a list.
-const jiti = createModuleLoader({ cache: true });
+const jiti = createModuleLoader({ cache: true, entry: 'define' });
 const loaded = new Map<string, Promise<BrandedProperty[]>>();
 
 function load(module: string): Promise<BrandedProperty[]> {

@@ -94,7 +94,7 @@ function loaderFor(fastCheck: string): Loader {
   let l = loaders.get(fastCheck);
   if (!l) {
     // Properties and replay must share one fast-check: the same seed means the same values only within a version.
-    const jiti = createModuleLoader({ cache: true, alias: { 'fast-check': fastCheck } });
+    const jiti = createModuleLoader({ cache: true, entry: 'define', alias: { 'fast-check': fastCheck } });
     l = { jiti, fc: jiti.import<FastCheckLike>(fastCheck), modules: new Map() };
     loaders.set(fastCheck, l);
   }
