@@ -128,6 +128,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const { config, file: configFile } = await loadConfig(
       baseRoot,
       `the base revision ${revs.baseCommit.slice(0, 12)}`,
+      { signal },
     );
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
     const pipeline = options.layers ?? LAYERS;

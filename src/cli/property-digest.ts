@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { contractReadOptions } from '../config/contract-file.js';
 import { loadConfig } from '../config/load.js';
 import { Git } from '../git/git.js';
 import { findRepoRoot } from '../git/revisions.js';
@@ -18,7 +19,7 @@ import type { CliIO } from './io.js';
  */
 export async function resolvePropertyDigest(io: CliIO, property: string): Promise<string | undefined> {
   const root = await findRepoRoot(new Git(execFile, io.cwd, io.signal));
-  const { config } = await loadConfig(root);
+  const { config } = await loadConfig(root, undefined, { signal: io.signal });
   const hits = config.hits;
   if (!hits) return undefined;
   let fixture = hits.commands.find((c) => c.name === property)?.fixture;
@@ -55,5 +56,7 @@ export async function resolvePropertyDigest(io: CliIO, property: string): Promis
     }
   }
   if (!fixture) return undefined;
-  return (await lockedFixtureDigests(root, config, 'the working tree')).get(fixture);
+  return (
+    await lockedFixtureDigests(root, config, 'the working tree', contractReadOptions(config, io.signal))
+  ).get(fixture);
 }

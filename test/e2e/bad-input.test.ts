@@ -116,6 +116,28 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(repo.extraWorktrees()).toEqual([]);
   });
 
+  it('with a lock larger than limits.contractBytes: verdict error naming the file, its size, the cap and the key', async () => {
+    const lock = lockFor({ 'testdata/a.txt': 'a' });
+    const repo = GitDir.create({
+      'patchgate.config.json': '{"limits": {"contractBytes": 100}}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lock,
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    const f = card(repo).findings.find((x: { layer: string }) => x.layer === 'fixtures');
+    expect(f.evidence).toMatchObject({
+      error: 'FILE_TOO_LARGE',
+      file: 'FIXTURE_LOCK.json',
+      size: lock.length,
+      maxBytes: 100,
+    });
+    expect(f.message).toBe(
+      `FIXTURE_LOCK.json in the base revision is 0.2 KiB (${lock.length} bytes), more than the 0.1 KiB (100 bytes) a contract file may be; if it really is meant to be this large, raise \`limits.contractBytes\` in the config in a human commit`,
+    );
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
   it('with a lock file holding a bad digest string: verdict error naming file, line and field', async () => {
     const repo = GitDir.create({
       'patchgate.config.json': '{}',

@@ -1,3 +1,4 @@
+import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
@@ -32,8 +33,9 @@ export const hitsLayer: Layer = {
   async run(ctx: LayerContext) {
     const hits = ctx.config.hits;
     if (!hits) return { findings: [] };
-    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
-    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
+    const read = contractReadOptions(ctx.config, ctx.signal);
+    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision', read);
+    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision', read);
     const childEnv = scrubbedEnv(ctx.env);
     const pool = new PropertyPool({ workers: hits.workers, timeoutMs: hits.timeoutMs, env: childEnv });
     const lockedSet = new Set(locked.keys());
