@@ -1,4 +1,14 @@
-import { isMap, isScalar, isSeq, LineCounter, type Pair, parseDocument, type YAMLMap } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Pair,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import type { z } from 'zod';
 import { ContractFileError, type Problem } from '../errors.js';
 import { JsonSyntaxError, parseJsonValueSliced } from '../json/parse.js';
@@ -66,6 +76,41 @@ export function parseJsonDocument(text: string, file: string, code: DocumentCode
 }
 
 /**
+ * Aliases `toJS` expands before giving up. A config needs few, if any; the
+ * limit stops an alias bomb (each level doubling the one below) from filling
+ * memory before validation could reject it.
+ */
+const MAX_YAML_ALIASES = 100;
+
+/** The first alias in document order, optionally one naming `source`. */
+function firstAlias(doc: Document, source?: string): { range?: [number, number, number] | null } | undefined {
+  let found: { range?: [number, number, number] | null } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (source !== undefined && node.source !== source) return undefined;
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * `toJS` throws a plain ReferenceError for an alias it will not expand; the
+ * file is bad input, so it becomes a problem located at the alias.
+ */
+function aliasProblem(err: ReferenceError, doc: Document, file: string, lineCounter: LineCounter): Problem {
+  const unresolved = /^Unresolved alias \(the anchor must be set before the alias\): (.*)$/.exec(err.message);
+  const alias = firstAlias(doc, unresolved?.[1]);
+  const offset = alias?.range?.[0];
+  const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
+  const message = unresolved
+    ? `is not valid YAML: the alias *${unresolved[1]} comes before its anchor &${unresolved[1]} is set.`
+    : `is not valid YAML for patchgate: its aliases expand to more than ${MAX_YAML_ALIASES} copies of anchored values, the shape of an alias bomb, so write the values out instead.`;
+  return { file, path: '', ...(pos ? { line: pos.line, column: pos.col } : {}), message };
+}
+
+/**
  * Parses a YAML config. Not sliced: the yaml library has no way to pause
  * in the middle of a document, which is why YAML files get a cap of their
  * own (see `YAML_CONFIG_MAX_BYTES` in load.ts).
@@ -81,7 +126,14 @@ export function parseYamlDocument(text: string, file: string, code: DocumentCode
     });
     throw new ContractFileError(code, problems);
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    if (err instanceof ReferenceError)
+      throw new ContractFileError(code, [aliasProblem(err, doc, file, lineCounter)]);
+    throw err;
+  }
 
   // Each map is indexed once, on the first lookup through it; the last of
   // equal keys wins, as in `toJS` (strict parsing rejects them anyway).

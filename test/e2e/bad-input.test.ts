@@ -116,6 +116,31 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(repo.extraWorktrees()).toEqual([]);
   });
 
+  it.each([
+    [
+      'an alias bomb',
+      'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nfixtures:\n  roots: [testdata]\n',
+      'patchgate.config.yaml:2:8: is not valid YAML for patchgate: its aliases expand to more than 100 copies of anchored values, the shape of an alias bomb, so write the values out instead.',
+    ],
+    [
+      'an alias before its anchor',
+      'fixtures:\n  roots: *r\nx: &r [testdata]\n',
+      'patchgate.config.yaml:2:10: is not valid YAML: the alias *r comes before its anchor &r is set.',
+    ],
+  ])('with a YAML config holding %s: one problem, exit 2, no stack trace', async (_what, config, problem) => {
+    const repo = GitDir.create({
+      'patchgate.config.yaml': config,
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lockFor({ 'testdata/a.txt': 'a' }),
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `patchgate: CONFIG_INVALID: patchgate.config.yaml is invalid (1 problem):\n  - ${problem}\n`,
+    );
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
   it('with a lock larger than limits.contractBytes: verdict error naming the file, its size, the cap and the key', async () => {
     const lock = lockFor({ 'testdata/a.txt': 'a' });
     const repo = GitDir.create({

@@ -104,3 +104,40 @@ describe('a document read in slices', () => {
     expect(() => drain(it)).toThrow(/x\.json:3:1: is not valid JSON: expected a JSON value after ','/);
   });
 });
+
+describe('YAML aliases toJS will not expand', () => {
+  const problemsOf = (text: string) => {
+    try {
+      parseYamlDocument(text, 'patchgate.config.yaml', 'CONFIG_INVALID');
+    } catch (err) {
+      return problemLines(err, 'CONFIG_INVALID');
+    }
+    throw new Error('expected the YAML to be rejected');
+  };
+
+  it('an alias bomb is one located problem, not an internal error', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [prev, name] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+      ['d', 'e'],
+    ]) {
+      levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+    }
+    expect(problemsOf(`${levels.join('\n')}\n`)).toEqual([
+      'patchgate.config.yaml:2:8: is not valid YAML for patchgate: its aliases expand to more than 100 copies of anchored values, the shape of an alias bomb, so write the values out instead.',
+    ]);
+  });
+
+  it('an alias used before its anchor is one located problem', () => {
+    expect(problemsOf('a: *later\nb: &later 1\n')).toEqual([
+      'patchgate.config.yaml:1:4: is not valid YAML: the alias *later comes before its anchor &later is set.',
+    ]);
+  });
+
+  it('a few aliases are fine', () => {
+    const doc = parseYamlDocument('a: &x [1, 2]\nb: *x\nc: *x\n', 'patchgate.config.yaml', 'CONFIG_INVALID');
+    expect(doc.value).toEqual({ a: [1, 2], b: [1, 2], c: [1, 2] });
+  });
+});
