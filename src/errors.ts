@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'PATH_INVALID'
   | 'SYMLINK_LOOP'
   | 'FILE_UNREADABLE'
+  | 'FILE_TOO_LARGE'
   | 'FIXTURE_ROOT_MISSING'
   | 'JUNIT_INVALID'
   | 'ALREADY_EXISTS'

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isReasonCode } from './codes.js';
+import { contractReadOptions } from './config/contract-file.js';
 import { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
@@ -151,6 +152,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const { config, file: configFile } = await loadConfig(
       baseRoot,
       `the base revision ${revs.baseCommit.slice(0, 12)}`,
+      { signal },
     );
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
     const pipeline = options.layers ?? LAYERS;
@@ -207,7 +209,12 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
     // What head code could rewrite in its own checkout, taken before any of it runs.
-    const lockedPaths = await lockedFixtureDigests(baseRoot, config, 'the base revision').then(
+    const lockedPaths = await lockedFixtureDigests(
+      baseRoot,
+      config,
+      'the base revision',
+      contractReadOptions(config, signal),
+    ).then(
       (m) => [...m.keys()],
       () => [],
     );

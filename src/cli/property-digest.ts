@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { contractReadOptions } from '../config/contract-file.js';
 import { loadConfig } from '../config/load.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import { execFile } from '../git/exec.js';
@@ -23,11 +24,14 @@ import { workingCopy } from './working-copy.js';
 export async function resolvePropertyDigest(io: CliIO, property: string): Promise<string | undefined> {
   const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);
   const root = await findRepoRoot(git);
-  const { config } = await loadConfig(root);
+  const { config } = await loadConfig(root, undefined, { signal: io.signal });
   const hits = config.hits;
   if (!hits) return undefined;
   let fixture: string | undefined = hits.commands.find((c) => c.name === property)?.fixture;
-  if (fixture) return (await lockedFixtureDigests(root, config, 'the working tree')).get(fixture);
+  if (fixture)
+    return (
+      await lockedFixtureDigests(root, config, 'the working tree', contractReadOptions(config, io.signal))
+    ).get(fixture);
   // Property modules are the repository's code: listed in the sandbox, on a private copy of the tree.
   const copy = await workingCopy(git.at(root), root, io.pid ?? 0);
   try {
@@ -36,7 +40,9 @@ export async function resolvePropertyDigest(io: CliIO, property: string): Promis
     await copy.dispose();
   }
   if (!fixture) return undefined;
-  return (await lockedFixtureDigests(root, config, 'the working tree')).get(fixture);
+  return (
+    await lockedFixtureDigests(root, config, 'the working tree', contractReadOptions(config, io.signal))
+  ).get(fixture);
 }
 
 async function findFixture(

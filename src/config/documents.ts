@@ -1,49 +1,65 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Pair,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from 'yaml';
 import type { z } from 'zod';
 import { ContractFileError, type Problem } from '../errors.js';
-import { type JsonNode, JsonSyntaxError, parseJson, toPlainValue } from '../json/parse.js';
-import { issuesToProblems, type Locator } from './issues.js';
+import { JsonSyntaxError, parseJsonValueSliced } from '../json/parse.js';
+import { runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
+import { issuesToProblemsSliced, type Locator } from './issues.js';
+import { safeParseSliced } from './sliced-validation.js';
 
 export interface ParsedDocument {
   value: unknown;
   locate: Locator;
+  /**
+   * Does, in slices, the indexing `locate(path)` would otherwise do in one
+   * step (a lookup through an object of a million keys indexes it first).
+   */
+  prepare(path: readonly PropertyKey[], budget: SliceBudget): Iterable<undefined>;
+  /** How many entries the locator has indexed: each container once, so a test can pin lookups as linear. */
+  indexed(): number;
+  /** `Object.keys` of an object of `value`, cheap for large ones (see `PlainJson.keysOf`). */
+  keysOf(obj: object): readonly string[];
 }
 
-function jsonLocator(root: JsonNode): Locator {
-  return (path, wantKey) => {
-    let node: JsonNode | undefined = root;
-    let keyLoc: { line: number; column: number } | undefined;
-    for (const seg of path) {
-      if (!node) return undefined;
-      if (node.type === 'object') {
-        // Last duplicate wins, as in toPlainValue.
-        const entry: Extract<JsonNode, { type: 'object' }>['entries'][number] | undefined = [...node.entries]
-          .reverse()
-          .find((e) => e.key === seg);
-        keyLoc = entry?.keyLoc;
-        node = entry?.value;
-      } else if (node.type === 'array' && typeof seg === 'number') {
-        node = node.items[seg];
-        keyLoc = undefined;
-      } else return undefined;
-    }
-    const loc = wantKey && keyLoc ? keyLoc : node?.loc;
-    return loc ? { line: loc.line, column: loc.column } : undefined;
-  };
-}
+/** What validation needs: a document, or a value with no positions (a config loaded as a module). */
+export type Validatable = Pick<ParsedDocument, 'value'> &
+  Partial<Pick<ParsedDocument, 'locate' | 'prepare' | 'keysOf'>>;
+
+type DocumentCode = 'CONFIG_INVALID' | 'CONTRACT_INVALID';
 
 /**
- * Parses a JSON contract or config file. Duplicate keys are an error here:
- * in a file that only humans edit, a repeated key is always a mistake.
+ * Parses a JSON contract or config file in slices. Duplicate keys are an
+ * error here: in a file that only humans edit, a repeated key is always a
+ * mistake.
  */
-export function parseJsonDocument(
+export function* parseJsonDocumentSliced(
   text: string,
   file: string,
-  code: 'CONFIG_INVALID' | 'CONTRACT_INVALID',
-): ParsedDocument {
+  code: DocumentCode,
+  budget: SliceBudget,
+): Sliced<ParsedDocument> {
   try {
-    const root = parseJson(text, { duplicateKeys: 'error' });
-    return { value: toPlainValue(root), locate: jsonLocator(root) };
+    const { value, positions, keysOf } = yield* parseJsonValueSliced(
+      text,
+      { duplicateKeys: 'error' },
+      budget,
+    );
+    return {
+      value,
+      keysOf,
+      locate: (path, wantKey) => positions.locate(path, wantKey),
+      prepare: (path, b) => positions.prepare(path, b),
+      indexed: () => positions.indexed,
+    };
   } catch (err) {
     if (err instanceof JsonSyntaxError) {
       throw new ContractFileError(code, [
@@ -54,11 +70,52 @@ export function parseJsonDocument(
   }
 }
 
-export function parseYamlDocument(
-  text: string,
-  file: string,
-  code: 'CONFIG_INVALID' | 'CONTRACT_INVALID',
-): ParsedDocument {
+/** {@link parseJsonDocumentSliced} in one go, for small files and synchronous callers. */
+export function parseJsonDocument(text: string, file: string, code: DocumentCode): ParsedDocument {
+  return runToEnd((budget) => parseJsonDocumentSliced(text, file, code, budget));
+}
+
+/**
+ * Aliases `toJS` expands before giving up. A config needs few, if any; the
+ * limit stops an alias bomb (each level doubling the one below) from filling
+ * memory before validation could reject it.
+ */
+const MAX_YAML_ALIASES = 100;
+
+/** The first alias in document order, optionally one naming `source`. */
+function firstAlias(doc: Document, source?: string): { range?: [number, number, number] | null } | undefined {
+  let found: { range?: [number, number, number] | null } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (source !== undefined && node.source !== source) return undefined;
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * `toJS` throws a plain ReferenceError for an alias it will not expand; the
+ * file is bad input, so it becomes a problem located at the alias.
+ */
+function aliasProblem(err: ReferenceError, doc: Document, file: string, lineCounter: LineCounter): Problem {
+  const unresolved = /^Unresolved alias \(the anchor must be set before the alias\): (.*)$/.exec(err.message);
+  const alias = firstAlias(doc, unresolved?.[1]);
+  const offset = alias?.range?.[0];
+  const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
+  const message = unresolved
+    ? `is not valid YAML: the alias *${unresolved[1]} comes before its anchor &${unresolved[1]} is set.`
+    : `is not valid YAML for patchgate: its aliases expand to more than ${MAX_YAML_ALIASES} copies of anchored values, the shape of an alias bomb, so write the values out instead.`;
+  return { file, path: '', ...(pos ? { line: pos.line, column: pos.col } : {}), message };
+}
+
+/**
+ * Parses a YAML config. Not sliced: the yaml library has no way to pause
+ * in the middle of a document, which is why YAML files get a cap of their
+ * own (see `YAML_CONFIG_MAX_BYTES` in load.ts).
+ */
+export function parseYamlDocument(text: string, file: string, code: DocumentCode): ParsedDocument {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) {
@@ -69,12 +126,37 @@ export function parseYamlDocument(
     });
     throw new ContractFileError(code, problems);
   }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    if (err instanceof ReferenceError)
+      throw new ContractFileError(code, [aliasProblem(err, doc, file, lineCounter)]);
+    throw err;
+  }
+
+  // Each map is indexed once, on the first lookup through it; the last of
+  // equal keys wins, as in `toJS` (strict parsing rejects them anyway).
+  const maps = new WeakMap<YAMLMap, Map<unknown, Pair>>();
+  let indexed = 0;
+  const pairOf = (map: YAMLMap, seg: PropertyKey): Pair | undefined => {
+    let index = maps.get(map);
+    if (index === undefined) {
+      index = new Map();
+      for (const pair of map.items as Pair[]) {
+        index.set(isScalar(pair.key) ? pair.key.value : pair.key, pair);
+        indexed++;
+      }
+      maps.set(map, index);
+    }
+    return index.get(seg);
+  };
   const locate: Locator = (path, wantKey) => {
     let node: unknown = doc.contents;
     let keyNode: unknown;
     for (const seg of path) {
       if (isMap(node)) {
-        const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg);
+        const pair = pairOf(node, seg);
         keyNode = pair?.key;
         node = pair?.value;
       } else if (isSeq(node) && typeof seg === 'number') {
@@ -88,17 +170,30 @@ export function parseYamlDocument(
     const pos = lineCounter.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
-  return { value: doc.toJS({ maxAliasCount: 100 }), locate };
+  // Nothing to slice: a YAML config is small (it has a cap of its own).
+  const prepare = (): Iterable<undefined> => [];
+  return { value, locate, prepare, indexed: () => indexed, keysOf: Object.keys };
 }
 
-/** Validates a parsed document against a schema, collecting every problem at once. */
+/** Validates a document against a schema in slices, collecting every problem at once. */
+export function* validateDocumentSliced<S extends z.ZodType>(
+  schema: S,
+  doc: Validatable,
+  file: string,
+  code: DocumentCode,
+  budget: SliceBudget,
+): Sliced<z.output<S>> {
+  const result = yield* safeParseSliced(schema, doc.value, budget, doc.keysOf);
+  if (result.success) return result.data;
+  throw new ContractFileError(code, yield* issuesToProblemsSliced(result.issues, file, schema, doc, budget));
+}
+
+/** {@link validateDocumentSliced} in one go. */
 export function validateDocument<S extends z.ZodType>(
   schema: S,
-  doc: ParsedDocument | { value: unknown; locate?: Locator },
+  doc: Validatable,
   file: string,
-  code: 'CONFIG_INVALID' | 'CONTRACT_INVALID',
+  code: DocumentCode,
 ): z.output<S> {
-  const result = schema.safeParse(doc.value, { reportInput: true });
-  if (result.success) return result.data;
-  throw new ContractFileError(code, issuesToProblems(result.error.issues, file, schema, doc.locate));
+  return runToEnd((budget) => validateDocumentSliced(schema, doc, file, code, budget));
 }

@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ContractFileError, InputError } from '../errors.js';
 import { createModuleLoader } from '../util/module-loader.js';
-import { parseJsonDocument, parseYamlDocument, validateDocument } from './documents.js';
+import { runInSlices } from '../util/time-slice.js';
+import { type CappedRead, DEFAULT_CONTRACT_BYTES, readCappedText, tooLarge } from './contract-file.js';
+import { parseJsonDocumentSliced, parseYamlDocument, validateDocumentSliced } from './documents.js';
 import { configSchema, type PatchgateConfig } from './schema.js';
 
 /** Searched in this order; more than one present is ambiguous and an error. */
@@ -16,19 +18,31 @@ export const CONFIG_FILE_NAMES = [
   'patchgate.config.yml',
 ] as const;
 
+/**
+ * The cap on a YAML config, far below the one on everything else: the yaml
+ * library reads about 1 MB/s on a small VM and cannot pause inside a
+ * document, so a larger file would hold off SIGTERM for over a second. A
+ * config a human writes is a few kilobytes.
+ */
+export const YAML_CONFIG_MAX_BYTES = 256 * 1024;
+
 export interface LoadedConfig {
   config: PatchgateConfig;
   /** Repo-relative path of the config file. */
   file: string;
 }
 
+export interface LoadConfigOptions {
+  /** Stops reading the config between slices (the CLI's SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+}
+
 async function exists(p: string): Promise<boolean> {
   try {
-    await readFile(p);
+    await stat(p);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    if ((err as NodeJS.ErrnoException).code === 'EISDIR') return true;
     throw new InputError('FILE_UNREADABLE', `cannot read ${p}: ${(err as Error).message}`, { file: p });
   }
 }
@@ -69,22 +83,53 @@ async function loadModule(abs: string, file: string): Promise<unknown> {
   }
 }
 
+/**
+ * The cap on a config file. The config cannot raise its own cap before it
+ * has been read, so it is always the default one (or YAML's).
+ */
+function configCap(file: string): CappedRead {
+  const yaml = file.endsWith('.yaml') || file.endsWith('.yml');
+  return {
+    label: file,
+    details: { file },
+    maxBytes: yaml ? YAML_CONFIG_MAX_BYTES : DEFAULT_CONTRACT_BYTES,
+    what: yaml ? 'a YAML config' : 'a config file',
+    raise: yaml
+      ? 'YAML is parsed in one step that cannot be interrupted, so write a config this large as patchgate.config.json'
+      : '`limits.contractBytes` does not apply to the config itself, so make it smaller',
+  };
+}
+
 /** Reads, parses and validates the config found in `root` (a checkout). */
-export async function loadConfig(root: string, revisionLabel = 'the working tree'): Promise<LoadedConfig> {
+export async function loadConfig(
+  root: string,
+  revisionLabel = 'the working tree',
+  options: LoadConfigOptions = {},
+): Promise<LoadedConfig> {
   const file = await findConfigFile(root, revisionLabel);
   const abs = path.join(root, file);
+  const cap = configCap(file);
   if (file.endsWith('.json') || file.endsWith('.yaml') || file.endsWith('.yml')) {
-    let text: string;
-    try {
-      text = await readFile(abs, 'utf8');
-    } catch (err) {
-      throw new InputError('FILE_UNREADABLE', `cannot read ${file}: ${(err as Error).message}`, { file });
-    }
-    const doc = file.endsWith('.json')
-      ? parseJsonDocument(text, file, 'CONFIG_INVALID')
-      : parseYamlDocument(text, file, 'CONFIG_INVALID');
-    return { config: validateDocument(configSchema, doc, file, 'CONFIG_INVALID'), file };
+    // findConfigFile just saw it, so a vanished file is a read failure, not a missing config.
+    const text = (await readCappedText(abs, cap)) ?? '';
+    const config = await runInSlices(function* (budget) {
+      const doc = file.endsWith('.json')
+        ? yield* parseJsonDocumentSliced(text, file, 'CONFIG_INVALID', budget)
+        : parseYamlDocument(text, file, 'CONFIG_INVALID');
+      return yield* validateDocumentSliced(configSchema, doc, file, 'CONFIG_INVALID', budget);
+    }, options.signal);
+    return { config, file };
   }
+  const { size } = await stat(abs).catch((err: Error) => {
+    throw new InputError('FILE_UNREADABLE', `cannot read ${file}: ${err.message}`, { file });
+  });
+  if (size > cap.maxBytes) throw tooLarge(cap, size);
   const value = await loadModule(abs, file);
-  return { config: validateDocument(configSchema, { value }, file, 'CONFIG_INVALID'), file };
+  return {
+    config: await runInSlices(
+      (budget) => validateDocumentSliced(configSchema, { value }, file, 'CONFIG_INVALID', budget),
+      options.signal,
+    ),
+    file,
+  };
 }

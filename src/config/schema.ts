@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkRepoPath } from '../util/repo-path.js';
+import { DEFAULT_CONTRACT_BYTES, MAX_CONTRACT_BYTES } from './contract-file.js';
 
 /** A repo-relative path; escaping the repository is a config error. */
 const repoPath = z.string().superRefine((value, ctx) => {
@@ -349,6 +350,22 @@ export const configSchema = z
       readOnly: [],
       limits: { memoryMb: 4096, processes: 1024, fileMb: 1024 },
     }),
+    limits: z
+      .strictObject({
+        contractBytes: z
+          .int()
+          .min(1)
+          .max(
+            MAX_CONTRACT_BYTES,
+            `must be at most ${MAX_CONTRACT_BYTES}, the longest text JavaScript can hold`,
+          )
+          .default(DEFAULT_CONTRACT_BYTES)
+          .describe(
+            'Largest contract file (lock, ledger, freeze, tape) the gate reads, in bytes; a larger one is an input error. Default 256 MiB. Does not apply to this config file, which is always held to the default.',
+          ),
+      })
+      .default({ contractBytes: DEFAULT_CONTRACT_BYTES })
+      .describe('Bounds on what the gate reads.'),
   })
   .superRefine((c, ctx) => {
     for (const layer of ['signatures', 'stability'] as const) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { readContractText } from '../config/contract-file.js';
-import { parseJsonDocument, validateDocument } from '../config/documents.js';
+import { type ContractReadOptions, readContractText } from '../config/contract-file.js';
+import { parseJsonDocumentSliced, validateDocumentSliced } from '../config/documents.js';
+import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
 import { freezeDate, nonBlank } from './fields.js';
 import type { Freeze } from './model.js';
 
@@ -57,23 +58,39 @@ export interface FlakeLedger {
 
 export const DEFAULT_FLAKE_LEDGER = 'flake_ledger.json';
 
-/** Parses and shape-checks a ledger; every shape problem is reported at once as CONTRACT_INVALID. */
+/** Parses and shape-checks a ledger in slices; every shape problem is reported at once as CONTRACT_INVALID. */
+export function* parseFlakeLedgerSliced(
+  text: string,
+  file: string,
+  budget: SliceBudget,
+): Sliced<FlakeLedger> {
+  const doc = yield* parseJsonDocumentSliced(text, file, 'CONTRACT_INVALID', budget);
+  const parsed = yield* validateDocumentSliced(flakeLedgerSchema, doc, file, 'CONTRACT_INVALID', budget);
+  yield* doc.prepare(['rules', 0], budget);
+  const rules: FlakeLedgerRule[] = [];
+  for (const [i, row] of parsed.rules.entries()) {
+    if (budget.due()) yield;
+    const line = doc.locate(['rules', i], false)?.line;
+    rules.push(line === undefined ? { ...row } : { ...row, line });
+  }
+  return { version: parsed.version, rules };
+}
+
+/** {@link parseFlakeLedgerSliced} in one go (the `ledger` command, tests). */
 export function parseFlakeLedger(text: string, file: string): FlakeLedger {
-  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
-  const parsed = validateDocument(flakeLedgerSchema, doc, file, 'CONTRACT_INVALID');
-  return {
-    version: parsed.version,
-    rules: parsed.rules.map((row, i) => {
-      const line = doc.locate(['rules', i], false)?.line;
-      return line === undefined ? { ...row } : { ...row, line };
-    }),
-  };
+  return runToEnd((budget) => parseFlakeLedgerSliced(text, file, budget));
 }
 
 /** Reads the ledger from a checkout. A missing ledger is an input error, never an empty ledger. */
-export async function readFlakeLedger(root: string, file: string, revision: string): Promise<FlakeLedger> {
+export async function readFlakeLedger(
+  root: string,
+  file: string,
+  revision: string,
+  options: ContractReadOptions,
+): Promise<FlakeLedger> {
   const how = 'a human creates it with `patchgate ledger add` and commits it';
-  return parseFlakeLedger(await readContractText(root, file, revision, how), file);
+  const text = await readContractText(root, file, revision, how, options.maxBytes);
+  return runInSlices((budget) => parseFlakeLedgerSliced(text, file, budget), options.signal);
 }
 
 function plainRow(r: FlakeLedgerRow): FlakeLedgerRow {

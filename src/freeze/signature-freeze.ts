@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { readContractText, readContractTextIfExists } from '../config/contract-file.js';
-import { parseJsonDocument } from '../config/documents.js';
-import { issuesToProblems } from '../config/issues.js';
-import { ContractFileError, type Problem } from '../errors.js';
+import { type ContractReadOptions, readContractTextIfExists } from '../config/contract-file.js';
+import { type ParsedDocument, parseJsonDocumentSliced } from '../config/documents.js';
+import { byLineThenPath, issuesToProblemsSliced } from '../config/issues.js';
+import { safeParseSliced } from '../config/sliced-validation.js';
+import { ContractFileError, InputError, type Problem } from '../errors.js';
 import { isGenericTemplate } from '../signatures/generic.js';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signatures/normalize.js';
 import { type FailureSignature, failureSignature, templateDigest } from '../signatures/signature.js';
+import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
 import { freezeDate } from './fields.js';
 import { type Freeze, isExpired } from './model.js';
 
@@ -138,30 +140,34 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * the same pass as shape problems; fields of the wrong type are skipped here
  * (the schema reports them).
  */
-function consistencyProblems(
+function* consistencyProblems(
   value: unknown,
   file: string,
-  locate: (p: readonly PropertyKey[]) => { line: number; column: number } | undefined,
-): Problem[] {
+  doc: ParsedDocument,
+  budget: SliceBudget,
+): Sliced<Problem[]> {
   if (!isRecord(value) || !Array.isArray(value.signatures)) return [];
+  const locate = function* (p: readonly PropertyKey[]) {
+    yield* doc.prepare(p, budget);
+    return doc.locate(p, false);
+  };
   const problems: Problem[] = [];
   const firstRow = new Map<string, number>();
-  value.signatures.forEach((raw: unknown, i: number) => {
-    if (!isRecord(raw)) return;
-    const at = (field: string) => ({
-      file,
-      path: `signatures[${i}].${field}`,
-      ...locate(['signatures', i, field]),
-    });
+  for (const [i, raw] of (value.signatures as unknown[]).entries()) {
+    if (budget.due()) yield;
+    if (!isRecord(raw)) continue;
+    const at = function* (field: string) {
+      return { file, path: `signatures[${i}].${field}`, ...(yield* locate(['signatures', i, field])) };
+    };
     const sha = typeof raw.sha256 === 'string' && SHA256_HEX.test(raw.sha256) ? raw.sha256 : undefined;
     if (sha !== undefined) {
       const key = rowKey({ sha256: sha, test: typeof raw.test === 'string' ? raw.test : undefined });
       const first = firstRow.get(key);
       if (first === undefined) firstRow.set(key, i);
       else {
-        const line = locate(['signatures', first])?.line;
+        const line = (yield* locate(['signatures', first]))?.line;
         problems.push({
-          ...at('sha256'),
+          ...(yield* at('sha256')),
           message: `duplicates row ${first}${line !== undefined ? ` (line ${line})` : ''}; a signature is frozen by one row, so change that row instead of adding another.`,
         });
       }
@@ -171,42 +177,49 @@ function consistencyProblems(
       const actual = templateDigest(template);
       if (actual !== sha) {
         problems.push({
-          ...at('template'),
+          ...(yield* at('template')),
           message: `hashes to ${actual}, not to the row's sha256 ${sha}: the template or the hash was edited, so the row no longer covers what it says. Restore the template, or remove the row and record the failure again with \`patchgate signatures add\`.`,
         });
       }
     }
     if (template !== undefined && typeof raw.kind === 'string' && !template.startsWith(`${raw.kind}|`)) {
       problems.push({
-        ...at('kind'),
+        ...(yield* at('kind')),
         message: `is '${raw.kind}', but the template starts with a different kind; a template is 'kind|message', and the two must agree.`,
       });
     }
-  });
+  }
   return problems;
 }
 
-/** Parses and checks a freeze file; every problem is reported at once as CONTRACT_INVALID. */
-export function parseSignatureFreeze(text: string, file: string): SignatureFreeze {
-  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
-  const result = signatureFreezeSchema.safeParse(doc.value, { reportInput: true });
-  const problems = [
-    ...(result.success ? [] : issuesToProblems(result.error.issues, file, signatureFreezeSchema, doc.locate)),
-    ...consistencyProblems(doc.value, file, (p) => doc.locate(p, false)),
-  ];
+/** Parses and checks a freeze file in slices; every problem is reported at once as CONTRACT_INVALID. */
+export function* parseSignatureFreezeSliced(
+  text: string,
+  file: string,
+  budget: SliceBudget,
+): Sliced<SignatureFreeze> {
+  const doc = yield* parseJsonDocumentSliced(text, file, 'CONTRACT_INVALID', budget);
+  const result = yield* safeParseSliced(signatureFreezeSchema, doc.value, budget);
+  const problems = result.success
+    ? []
+    : yield* issuesToProblemsSliced(result.issues, file, signatureFreezeSchema, doc, budget);
+  for (const p of yield* consistencyProblems(doc.value, file, doc, budget)) problems.push(p);
   if (problems.length > 0 || !result.success) {
-    throw new ContractFileError(
-      'CONTRACT_INVALID',
-      problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.path.localeCompare(b.path)),
-    );
+    throw new ContractFileError('CONTRACT_INVALID', problems.sort(byLineThenPath));
   }
-  return {
-    file,
-    rows: result.data.signatures.map((row, index) => {
-      const line = doc.locate(['signatures', index], false)?.line;
-      return line === undefined ? { ...row, index } : { ...row, index, line };
-    }),
-  };
+  yield* doc.prepare(['signatures', 0], budget);
+  const rows: SignatureFreezeRow[] = [];
+  for (const [index, row] of result.data.signatures.entries()) {
+    if (budget.due()) yield;
+    const line = doc.locate(['signatures', index], false)?.line;
+    rows.push(line === undefined ? { ...row, index } : { ...row, index, line });
+  }
+  return { file, rows };
+}
+
+/** {@link parseSignatureFreezeSliced} in one go (the `signatures` command, tests). */
+export function parseSignatureFreeze(text: string, file: string): SignatureFreeze {
+  return runToEnd((budget) => parseSignatureFreezeSliced(text, file, budget));
 }
 
 /**
@@ -218,15 +231,15 @@ export async function readSignatureFreeze(
   root: string,
   file: string,
   revision: string,
-  opts: { ifMissing?: 'error' | 'empty' } = {},
+  options: ContractReadOptions & { ifMissing?: 'error' | 'empty' },
 ): Promise<SignatureFreeze> {
-  const text = await readContractTextIfExists(root, file, revision);
+  const text = await readContractTextIfExists(root, file, revision, options.maxBytes);
   if (text === undefined) {
-    if (opts.ifMissing === 'empty') return { file, rows: [] };
+    if (options.ifMissing === 'empty') return { file, rows: [] };
     const how = 'a human creates it with `patchgate signatures add` and commits it';
-    return parseSignatureFreeze(await readContractText(root, file, revision, how), file);
+    throw new InputError('CONTRACT_INVALID', `${file} does not exist in ${revision}; ${how}`, { file });
   }
-  return parseSignatureFreeze(text, file);
+  return runInSlices((budget) => parseSignatureFreezeSliced(text, file, budget), options.signal);
 }
 
 function plainRow(r: SignatureRow): SignatureRow {

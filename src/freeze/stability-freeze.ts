@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { readContractTextIfExists } from '../config/contract-file.js';
-import { parseJsonDocument, validateDocument } from '../config/documents.js';
+import { type ContractReadOptions, readContractTextIfExists } from '../config/contract-file.js';
+import { parseJsonDocumentSliced, validateDocumentSliced } from '../config/documents.js';
+import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
 import { freezeDate, nonBlank } from './fields.js';
 import { type Freeze, isExpired } from './model.js';
 
@@ -23,24 +24,46 @@ export const stabilityFreezeSchema = z.strictObject({
 
 export type StabilityFreeze = z.output<typeof stabilityFreezeSchema>;
 
+/** Parses and checks a freeze file in slices; every problem is reported at once as CONTRACT_INVALID. */
+export function* parseStabilityFreezeSliced(
+  text: string,
+  file: string,
+  budget: SliceBudget,
+): Sliced<Freeze[]> {
+  const doc = yield* parseJsonDocumentSliced(text, file, 'CONTRACT_INVALID', budget);
+  const parsed = yield* validateDocumentSliced(stabilityFreezeSchema, doc, file, 'CONTRACT_INVALID', budget);
+  yield* doc.prepare(['freezes', 0], budget);
+  const out: Freeze[] = [];
+  for (const [index, row] of parsed.freezes.entries()) {
+    if (budget.due()) yield;
+    out.push({
+      kind: 'stability' as const,
+      covers: row.test,
+      owner: row.owner,
+      reason: row.reason,
+      expires: row.expires,
+      action: row.action,
+      source: { file, index, line: doc.locate(['freezes', index], false)?.line },
+    });
+  }
+  return out;
+}
+
+/** {@link parseStabilityFreezeSliced} in one go. */
 export function parseStabilityFreeze(text: string, file: string): Freeze[] {
-  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
-  const parsed = validateDocument(stabilityFreezeSchema, doc, file, 'CONTRACT_INVALID');
-  return parsed.freezes.map((row, index) => ({
-    kind: 'stability' as const,
-    covers: row.test,
-    owner: row.owner,
-    reason: row.reason,
-    expires: row.expires,
-    action: row.action,
-    source: { file, index, line: doc.locate(['freezes', index], false)?.line },
-  }));
+  return runToEnd((budget) => parseStabilityFreezeSliced(text, file, budget));
 }
 
 /** A missing file is an empty freeze: nothing is frozen, so every pre-existing flake rejects. */
-export async function readStabilityFreeze(root: string, file: string, revision: string): Promise<Freeze[]> {
-  const text = await readContractTextIfExists(root, file, revision);
-  return text === undefined ? [] : parseStabilityFreeze(text, file);
+export async function readStabilityFreeze(
+  root: string,
+  file: string,
+  revision: string,
+  options: ContractReadOptions,
+): Promise<Freeze[]> {
+  const text = await readContractTextIfExists(root, file, revision, options.maxBytes);
+  if (text === undefined) return [];
+  return runInSlices((budget) => parseStabilityFreezeSliced(text, file, budget), options.signal);
 }
 
 /** The unexpired row covering a test, if any. */

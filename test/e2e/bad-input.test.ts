@@ -164,6 +164,53 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(repo.extraWorktrees()).toEqual([]);
   });
 
+  it.each([
+    [
+      'an alias bomb',
+      'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\nfixtures:\n  roots: [testdata]\n',
+      'patchgate.config.yaml:2:8: is not valid YAML for patchgate: its aliases expand to more than 100 copies of anchored values, the shape of an alias bomb, so write the values out instead.',
+    ],
+    [
+      'an alias before its anchor',
+      'fixtures:\n  roots: *r\nx: &r [testdata]\n',
+      'patchgate.config.yaml:2:10: is not valid YAML: the alias *r comes before its anchor &r is set.',
+    ],
+  ])('with a YAML config holding %s: one problem, exit 2, no stack trace', async (_what, config, problem) => {
+    const repo = GitDir.create({
+      'patchgate.config.yaml': config,
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lockFor({ 'testdata/a.txt': 'a' }),
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `patchgate: CONFIG_INVALID: patchgate.config.yaml is invalid (1 problem):\n  - ${problem}\n`,
+    );
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
+  it('with a lock larger than limits.contractBytes: verdict error naming the file, its size, the cap and the key', async () => {
+    const lock = lockFor({ 'testdata/a.txt': 'a' });
+    const repo = GitDir.create({
+      'patchgate.config.json': '{"limits": {"contractBytes": 100}}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lock,
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    const f = card(repo).findings.find((x: { layer: string }) => x.layer === 'fixtures');
+    expect(f.evidence).toMatchObject({
+      error: 'FILE_TOO_LARGE',
+      file: 'FIXTURE_LOCK.json',
+      size: lock.length,
+      maxBytes: 100,
+    });
+    expect(f.message).toBe(
+      `FIXTURE_LOCK.json in the base revision is 0.2 KiB (${lock.length} bytes), more than the 0.1 KiB (100 bytes) a contract file may be; if it really is meant to be this large, raise \`limits.contractBytes\` in the config in a human commit`,
+    );
+    expect(repo.extraWorktrees()).toEqual([]);
+  });
+
   it('with a lock file holding a bad digest string: verdict error naming file, line and field', async () => {
     const repo = GitDir.create({
       'patchgate.config.json': '{}',

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/gitdir.js';
+import { CLI, GitDir, leftoverTempDirs, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo } from '../helpers/hits-repo.js';
 import { processesWith } from '../unit/runners/fake-harness.js';
 
@@ -60,4 +60,76 @@ describe('interrupting a check', () => {
     for (let i = 0; i < 50 && left().length > 0; i++) await sleep(20);
     expect(left()).toEqual([]);
   });
+});
+
+/** A lock of `n` entries as `patchgate lock` writes it (two-space indent), about 140 bytes an entry. */
+function bigLock(n: number): string {
+  const lines: string[] = ['{', '  "override_token_env": "FIXTURE_OVERRIDE",', '  "files": {'];
+  for (let i = 0; i < n; i++) {
+    const sha = i.toString(16).padStart(8, '0').repeat(8);
+    lines.push(
+      `    "testdata/d${i % 100}/case-${i}.json": {`,
+      `      "sha256": "${sha}",`,
+      '      "owner": "payments"',
+      i < n - 1 ? '    },' : '    }',
+    );
+  }
+  lines.push('  }', '}', '');
+  return lines.join('\n');
+}
+
+describe('interrupting a check while it reads a large contract file', () => {
+  it('exits 143 within 1.5 s of SIGTERM, leaving no worktree or temp dir', async () => {
+    // A million entries take several seconds to read here; the signal must not wait for that.
+    const lock = bigLock(1_000_000);
+    const repo = GitDir.create();
+    // Storing 140 MB uncompressed keeps the commit and the checkout quick.
+    repo.git('config', 'core.compression', '0');
+    repo.write({
+      'patchgate.config.json': '{"fixtures": {"roots": ["testdata"]}}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json': lock,
+    });
+    repo.commit('a large lock');
+    const tmp = tempDir('pg-tmp-');
+    const child = spawn(process.execPath, [CLI, 'check', '--base', 'main'], {
+      cwd: repo.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp },
+    });
+    let stderr = '';
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+
+    // Wait for the base checkout to hold the whole lock, then for the gate to be well into reading it.
+    let checkedOut = false;
+    for (let i = 0; i < 600 && !checkedOut; i++) {
+      await sleep(50);
+      const worktree = repo.extraWorktrees()[0];
+      const size = worktree
+        ? statSync(path.join(worktree, 'FIXTURE_LOCK.json'), { throwIfNoEntry: false })?.size
+        : 0;
+      checkedOut = size === Buffer.byteLength(lock);
+    }
+    expect(checkedOut, 'the base worktree should hold the lock while the gate runs').toBe(true);
+    await sleep(1000);
+    expect(child.exitCode, 'the gate should still be reading the lock').toBeNull();
+
+    const signalled = performance.now();
+    child.kill('SIGTERM');
+    // A gate stuck in one long synchronous step would never answer: do not wait for it forever.
+    const code = await Promise.race([exited, sleep(10_000).then(() => 'still running after 10 s')]);
+    const took = performance.now() - signalled;
+    if (typeof code === 'string') {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    expect(code).toBe(143);
+    expect(took).toBeLessThan(1500);
+    expect(stderr).toContain('interrupted');
+    expect(repo.extraWorktrees()).toEqual([]);
+    expect(leftoverTempDirs(tmp)).toEqual([]);
+  }, 180_000);
 });

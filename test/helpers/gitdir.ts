@@ -103,9 +103,9 @@ export class GitDir {
   }
 }
 
-/** patchgate temp dirs left behind in the system temp folder. */
-export function leftoverTempDirs(): string[] {
-  return readdirSync(tmpdir()).filter((n) => /^patchgate-(base|head|index)-/.test(n));
+/** patchgate temp dirs left behind in the system temp folder, or in the one a child was given as TMPDIR. */
+export function leftoverTempDirs(dir: string = tmpdir()): string[] {
+  return readdirSync(dir).filter((n) => /^patchgate-/.test(n));
 }
 
 export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');

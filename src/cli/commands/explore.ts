@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { contractReadOptions } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
 import { InputError } from '../../errors.js';
 import { execFile } from '../../git/exec.js';
@@ -121,7 +122,7 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
 
   const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);
   const root = await findRepoRoot(git);
-  const { config, file: configFile } = await loadConfig(root);
+  const { config, file: configFile } = await loadConfig(root, undefined, { signal: io.signal });
   const cfg = config.seeds;
   if (!cfg)
     throw new InputError(
@@ -129,7 +130,7 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
       `${configFile} has no \`seeds\` section, so there is no seed tape to explore; add "seeds": {} (and seeds.properties for fast-check modules)`,
       { file: configFile },
     );
-  const tape = await readTape(root, cfg.tape, 'the working tree');
+  const tape = await readTape(root, cfg.tape, 'the working tree', contractReadOptions(config, io.signal));
 
   const only = [...new Set(values.only ?? [])];
   const unknown = only.filter((id) => !tape.rows.some((r) => r.id === id));

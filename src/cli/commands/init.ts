@@ -1,6 +1,7 @@
 import { access, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
 import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import { CONFIG_FILE_FOR, type ConfigFormat, renderConfig } from '../../config/scaffold.js';
 import { configSchema, type PatchgateConfigInput } from '../../config/schema.js';
@@ -79,7 +80,11 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
 
   // A seed tape already in the repository (seed 001's property_seeds.json) turns the seeds layer on;
   // an invalid one stops init with its located problems rather than being wired in unread.
-  const tape = await readTapeIfExists(repoRoot, 'property_seeds.json', 'the working tree');
+  // No config exists yet, so the tape is held to the default cap.
+  const tape = await readTapeIfExists(repoRoot, 'property_seeds.json', 'the working tree', {
+    maxBytes: DEFAULT_CONTRACT_BYTES,
+    signal: io.signal,
+  });
   const input: PatchgateConfigInput = {
     fixtures: {
       roots,

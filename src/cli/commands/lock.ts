@@ -14,7 +14,7 @@ export async function lockCommand(args: string[], io: CliIO): Promise<number> {
     allowPositionals: false,
   });
   const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
-  const { config, file } = await loadConfig(repoRoot);
+  const { config, file } = await loadConfig(repoRoot, undefined, { signal: io.signal });
   const dryRun = values['dry-run'] ?? false;
   const result = await relockFixtures({ repoRoot, config, owner: values.owner, dryRun });
   if (result.changes.length === 0 && result.canonical.length === 0) {

@@ -74,11 +74,16 @@ async function seedsAdd(args: string[], io: CliIO): Promise<number> {
   const request = seedRequestFromFlags(positionals[0], values);
 
   const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
-  const { config, file: configFile } = await loadConfig(repoRoot);
+  const { config, file: configFile } = await loadConfig(repoRoot, undefined, { signal: io.signal });
   const file = config.seeds?.tape ?? DEFAULT_TAPE;
   const abs = path.join(repoRoot, file);
 
-  const before = await readContractTextIfExists(repoRoot, file, 'the working tree');
+  const before = await readContractTextIfExists(
+    repoRoot,
+    file,
+    'the working tree',
+    config.limits.contractBytes,
+  );
   let raw: unknown;
   if (before === undefined) raw = emptyTape();
   else {

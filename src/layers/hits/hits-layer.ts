@@ -1,4 +1,5 @@
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
+import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
@@ -42,8 +43,9 @@ export const hitsLayer: Layer = {
         value: p.module,
       })),
     ]);
-    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision');
-    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision');
+    const read = contractReadOptions(ctx.config, ctx.signal);
+    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision', read);
+    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision', read);
     const childEnv = scrubbedEnv(ctx.env);
     // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
     const poolFor = (root: string) =>

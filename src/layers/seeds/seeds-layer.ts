@@ -1,4 +1,5 @@
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
+import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
@@ -96,7 +97,8 @@ export const seedsLayer: Layer = {
   async run(ctx: LayerContext) {
     const cfg = ctx.config.seeds;
     if (!cfg) return { findings: [] };
-    const tape = await readTape(ctx.base.root, cfg.tape, 'the base revision');
+    const read = contractReadOptions(ctx.config, ctx.signal);
+    const tape = await readTape(ctx.base.root, cfg.tape, 'the base revision', read);
     await assertSourcesFound(
       ctx.base.root,
       ctx.configFile,
@@ -112,9 +114,10 @@ export const seedsLayer: Layer = {
     let head: Tape | undefined;
     let headProblem: string | undefined;
     try {
-      head = await readTapeIfExists(ctx.head.root, cfg.tape, 'the head');
+      head = await readTapeIfExists(ctx.head.root, cfg.tape, 'the head', read);
       if (!head) headProblem = `${cfg.tape} was deleted`;
     } catch (err) {
+      if (ctx.signal.aborted) throw err;
       headProblem = `${cfg.tape} does not parse: ${asPatchgateError(err).message.split('\n')[0]}`;
     }
     const findings = compareTapes(tape, head, headProblem);

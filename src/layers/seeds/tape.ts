@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import { readContractText, readContractTextIfExists } from '../../config/contract-file.js';
-import { type ParsedDocument, parseJsonDocument } from '../../config/documents.js';
-import { issuesToProblems } from '../../config/issues.js';
+import {
+  type ContractReadOptions,
+  readContractText,
+  readContractTextIfExists,
+} from '../../config/contract-file.js';
+import { type ParsedDocument, parseJsonDocumentSliced } from '../../config/documents.js';
+import { byLineThenPath, issuesToProblemsSliced } from '../../config/issues.js';
+import { safeParseSliced } from '../../config/sliced-validation.js';
 import { ContractFileError, type Problem } from '../../errors.js';
+import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../../util/time-slice.js';
 
 /**
  * The seed tape (seed 001, `property_seeds.json`): per property, the seeds
@@ -152,10 +158,17 @@ const PLACEHOLDER = /\{([a-z_]+)\}/g;
 const COMMAND_PLACEHOLDERS = new Set(['seed', 'nodeid', 'min_examples', 'report']);
 
 /** Rules between fields and rows, on the validated rows, so they are reported with the shape problems. */
-function ruleProblems(rows: RawRow[], file: string, doc: ParsedDocument): Problem[] {
+function* ruleProblems(
+  rows: RawRow[],
+  file: string,
+  doc: ParsedDocument,
+  budget: SliceBudget,
+): Sliced<Problem[]> {
   const problems: Problem[] = [];
   const firstId = new Map<string, number>();
-  rows.forEach((row, i) => {
+  yield* doc.prepare(['properties', 0], budget);
+  for (const [i, row] of rows.entries()) {
+    if (budget.due()) yield;
     const at = (field: string, message: string) =>
       problems.push({
         file,
@@ -228,7 +241,7 @@ function ruleProblems(rows: RawRow[], file: string, doc: ParsedDocument): Proble
     } else if (row.command !== undefined) {
       at('command', `only applies to command rows, and this is a ${runner} row.`);
     }
-  });
+  }
   return problems;
 }
 
@@ -247,34 +260,44 @@ function toRow(raw: RawRow, index: number, line: number | undefined): TapeRow {
   };
 }
 
-/** Parses and checks a tape; every problem in the file is reported at once (CONTRACT_INVALID). */
-export function parseTape(text: string, file: string): Tape {
-  const doc = parseJsonDocument(text, file, 'CONTRACT_INVALID');
-  const result = tapeSchema.safeParse(doc.value, { reportInput: true });
+/** Parses and checks a tape in slices; every problem in the file is reported at once (CONTRACT_INVALID). */
+export function* parseTapeSliced(text: string, file: string, budget: SliceBudget): Sliced<Tape> {
+  const doc = yield* parseJsonDocumentSliced(text, file, 'CONTRACT_INVALID', budget);
+  const result = yield* safeParseSliced(tapeSchema, doc.value, budget);
   const problems = result.success
-    ? ruleProblems(result.data.properties, file, doc)
-    : issuesToProblems(result.error.issues, file, tapeSchema, doc.locate);
+    ? yield* ruleProblems(result.data.properties, file, doc, budget)
+    : yield* issuesToProblemsSliced(result.issues, file, tapeSchema, doc, budget);
   if (!result.success || problems.length > 0) {
-    throw new ContractFileError(
-      'CONTRACT_INVALID',
-      problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.path.localeCompare(b.path)),
-    );
+    throw new ContractFileError('CONTRACT_INVALID', problems.sort(byLineThenPath));
   }
-  return {
-    file,
-    rows: result.data.properties.map((row, i) => toRow(row, i, doc.locate(['properties', i], false)?.line)),
-  };
+  const rows: TapeRow[] = [];
+  for (const [i, row] of result.data.properties.entries()) {
+    if (budget.due()) yield;
+    rows.push(toRow(row, i, doc.locate(['properties', i], false)?.line));
+  }
+  return { file, rows };
+}
+
+/** {@link parseTapeSliced} in one go (`seeds add`, tests). */
+export function parseTape(text: string, file: string): Tape {
+  return runToEnd((budget) => parseTapeSliced(text, file, budget));
 }
 
 /** The base's tape: it must exist, since the config names it. */
-export async function readTape(root: string, file: string, revision: string): Promise<Tape> {
+export async function readTape(
+  root: string,
+  file: string,
+  revision: string,
+  options: ContractReadOptions,
+): Promise<Tape> {
   const text = await readContractText(
     root,
     file,
     revision,
     'create it with `patchgate seeds add`, or write `{"properties": []}` in a human commit',
+    options.maxBytes,
   );
-  return parseTape(text, file);
+  return runInSlices((budget) => parseTapeSliced(text, file, budget), options.signal);
 }
 
 /** The head's tape, or undefined when the head deleted it. */
@@ -282,7 +305,9 @@ export async function readTapeIfExists(
   root: string,
   file: string,
   revision: string,
+  options: ContractReadOptions,
 ): Promise<Tape | undefined> {
-  const text = await readContractTextIfExists(root, file, revision);
-  return text === undefined ? undefined : parseTape(text, file);
+  const text = await readContractTextIfExists(root, file, revision, options.maxBytes);
+  if (text === undefined) return undefined;
+  return runInSlices((budget) => parseTapeSliced(text, file, budget), options.signal);
 }

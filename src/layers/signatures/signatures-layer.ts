@@ -1,5 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
+import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import {
   bindingProblem,
@@ -52,7 +53,8 @@ export const signaturesLayer: Layer = {
   async run(ctx: LayerContext) {
     const cfg = ctx.config.signatures;
     if (!cfg || !ctx.tests) return { findings: [] };
-    const freeze = await readSignatureFreeze(ctx.base.root, cfg.freeze, 'the base revision');
+    const read = contractReadOptions(ctx.config, ctx.signal);
+    const freeze = await readSignatureFreeze(ctx.base.root, cfg.freeze, 'the base revision', read);
     const findings: Finding[] = [];
 
     // The head may not delete what a human froze, even in a commit that also edits the file.
@@ -61,7 +63,11 @@ export const signaturesLayer: Layer = {
       () => false,
     );
     const headFreeze = headHasFile
-      ? await readSignatureFreeze(ctx.head.root, cfg.freeze, 'the head').catch(() => undefined)
+      ? await readSignatureFreeze(ctx.head.root, cfg.freeze, 'the head', read).catch((err: unknown) => {
+          // An unreadable head freeze deletes nothing by itself; an interrupted run stops.
+          if (ctx.signal.aborted) throw err;
+          return undefined;
+        })
       : undefined;
     for (const row of deletedRows(freeze, headFreeze ?? { file: cfg.freeze, rows: [] })) {
       findings.push(

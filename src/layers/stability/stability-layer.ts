@@ -1,3 +1,4 @@
+import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
@@ -54,7 +55,12 @@ export const stabilityLayer: Layer = {
     const cfg = ctx.config.stability;
     const tests = ctx.tests;
     if (!cfg || !tests) return { findings: [] };
-    const freezes = await readStabilityFreeze(ctx.base.root, cfg.freeze, 'the base revision');
+    const freezes = await readStabilityFreeze(
+      ctx.base.root,
+      cfg.freeze,
+      'the base revision',
+      contractReadOptions(ctx.config, ctx.signal),
+    );
     const headRuns = await runRepeated(cfg.runs, cfg.parallel, (i) => tests.headRun(i));
     const head = outcomesById(headRuns);
     const flaky = [...head].filter(([, e]) => isFlaky(e.results));

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONTRACT_BYTES } from '../../../src/config/contract-file.js';
 import { InputError } from '../../../src/errors.js';
 import {
   formatFlakeLedger,
@@ -129,11 +130,15 @@ describe('flake ledger reader', () => {
     });
   });
 
+  const READ = { maxBytes: DEFAULT_CONTRACT_BYTES };
+
   it('reads from a checkout and fails closed when the file is missing', async () => {
     const dir = tempDir();
-    await expect(readFlakeLedger(dir, FILE, 'base abc123')).rejects.toThrow(InputError);
-    await expect(readFlakeLedger(dir, FILE, 'base abc123')).rejects.toThrow(/does not exist in base abc123/);
+    await expect(readFlakeLedger(dir, FILE, 'base abc123', READ)).rejects.toThrow(InputError);
+    await expect(readFlakeLedger(dir, FILE, 'base abc123', READ)).rejects.toThrow(
+      /does not exist in base abc123/,
+    );
     writeFileSync(path.join(dir, FILE), '{"version":1,"rules":[]}');
-    expect(await readFlakeLedger(dir, FILE, 'base abc123')).toEqual({ version: 1, rules: [] });
+    expect(await readFlakeLedger(dir, FILE, 'base abc123', READ)).toEqual({ version: 1, rules: [] });
   });
 });

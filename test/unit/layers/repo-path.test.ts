@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { byCodePoint } from '../../../src/util/compare.js';
 import { checkRepoPath } from '../../../src/util/repo-path.js';
@@ -17,6 +18,47 @@ describe('repo paths', () => {
     ['./a', "must be normalized (no '//' or './' segments)"],
   ])('%j → %s', (p, expected) => {
     expect(checkRepoPath(p)).toBe(expected);
+  });
+});
+
+/** The rules as first written, one check at a time: the specification the one-pass fast path must keep. */
+function specification(p: string): string | undefined {
+  if (p.length === 0) return 'must not be empty';
+  if (p.includes('\0')) return 'must not contain NUL bytes';
+  if (p.includes('\\')) return 'must use forward slashes (/), not backslashes';
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p))
+    return 'must be relative to the repository root, not absolute';
+  const segments = p.replace(/\/+$/, '').split('/');
+  if (segments.some((s) => s === '..')) return "must not contain '..' (paths may not leave the repository)";
+  if (segments.some((s) => s === '' || s === '.') && p !== '.')
+    return "must be normalized (no '//' or './' segments)";
+  return undefined;
+}
+
+describe('repo paths: the one-pass check', () => {
+  it('says what the rules say, on paths made of the characters that matter', () => {
+    const piece = fc.constantFrom(
+      'a',
+      'b.json',
+      '.',
+      '..',
+      '/',
+      '//',
+      '\\',
+      '\0',
+      'C:',
+      ':',
+      ' ',
+      '.x',
+      'x.',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const p = pieces.join('');
+        expect(checkRepoPath(p), JSON.stringify(p)).toBe(specification(p));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONTRACT_BYTES } from '../../../src/config/contract-file.js';
 import { InputError } from '../../../src/errors.js';
 import {
   deletedRows,
@@ -213,18 +214,22 @@ describe('reading flake_signatures.json', () => {
     ]);
   });
 
+  const READ = { maxBytes: DEFAULT_CONTRACT_BYTES };
+
   it('reads from a checkout; a missing file is an input error unless the caller asks for empty', async () => {
     const dir = tempDir();
-    await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toThrow(
+    await expect(readSignatureFreeze(dir, FILE, 'the base revision', READ)).rejects.toThrow(
       /flake_signatures\.json does not exist in the base revision/,
     );
-    await expect(readSignatureFreeze(dir, FILE, 'the base revision')).rejects.toBeInstanceOf(InputError);
-    expect(await readSignatureFreeze(dir, FILE, 'the head', { ifMissing: 'empty' })).toEqual({
+    await expect(readSignatureFreeze(dir, FILE, 'the base revision', READ)).rejects.toBeInstanceOf(
+      InputError,
+    );
+    expect(await readSignatureFreeze(dir, FILE, 'the head', { ...READ, ifMissing: 'empty' })).toEqual({
       file: FILE,
       rows: [],
     });
     writeFileSync(path.join(dir, FILE), formatSignatureFreeze({ rows: [row()] }));
-    expect((await readSignatureFreeze(dir, FILE, 'the base revision')).rows).toHaveLength(1);
+    expect((await readSignatureFreeze(dir, FILE, 'the base revision', READ)).rows).toHaveLength(1);
   });
 });
 
