@@ -270,6 +270,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         // A layer that throws can never let the patch through.
         layerFindings = [errorFinding(layer.name, err)];
       }
+      // An interrupted layer's findings are the interruption's, not the patch's: no verdict is given.
+      if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
       if (layer.runsHeadCode) layerFindings.push(...(await guard.check(layer.name)));
       // Installing dependencies is the setup's time, not the layer's that first needed it.
       timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));

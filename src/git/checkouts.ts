@@ -51,7 +51,12 @@ function readBlobs(
       env: git.env(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let buffered: Buffer = Buffer.alloc(0);
+    // Chunks are kept in a list and joined once a whole blob is there: joining on every chunk would copy a
+    // large blob (a lock of a million entries) over and over.
+    let chunks: Buffer[] = [];
+    let have = 0;
+    let need = -1;
+    let headerSize = 0;
     let index = 0;
     let stderr = '';
     let chain = Promise.resolve();
@@ -66,17 +71,28 @@ function readBlobs(
       stderr += b.toString('utf8');
     });
     child.stdout.on('data', (chunk: Buffer) => {
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      chunks.push(chunk);
+      have += chunk.length;
       for (;;) {
-        const nl = buffered.indexOf(10);
-        if (nl < 0) return;
-        const header = buffered.subarray(0, nl).toString('utf8');
-        const size = Number(header.split(' ')[2]);
-        if (!Number.isInteger(size))
-          return fail(new InputError('GIT_FAILED', `git cat-file: unexpected ${header}`));
-        if (buffered.length < nl + 1 + size + 1) return;
-        const data = Buffer.from(buffered.subarray(nl + 1, nl + 1 + size));
-        buffered = buffered.subarray(nl + 1 + size + 1);
+        if (need < 0) {
+          const joined = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          chunks = [joined];
+          const nl = joined.indexOf(10);
+          if (nl < 0) return;
+          const header = joined.subarray(0, nl).toString('utf8');
+          const size = Number(header.split(' ')[2]);
+          if (!Number.isInteger(size))
+            return fail(new InputError('GIT_FAILED', `git cat-file: unexpected ${header}`));
+          headerSize = nl + 1;
+          need = size;
+        }
+        if (have < headerSize + need + 1) return;
+        const joined = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        const data = Buffer.from(joined.subarray(headerSize, headerSize + need));
+        const rest = joined.subarray(headerSize + need + 1);
+        chunks = rest.length > 0 ? [rest] : [];
+        have = rest.length;
+        need = -1;
         const i = index++;
         chain = chain.then(() => onBlob(i, data)).catch((err: Error) => fail(err));
       }
