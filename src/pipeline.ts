@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isReasonCode } from './codes.js';
-import { contractReadOptions } from './config/contract-file.js';
+import { contractReadOptions, DEFAULT_CONTRACT_BYTES } from './config/contract-file.js';
+import { FrozenContracts } from './config/frozen-contracts.js';
 import { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
@@ -114,6 +115,18 @@ function errorFinding(layer: string, err: unknown): Finding {
   };
 }
 
+/** Reads `treeish:file` from git's objects, as UTF-8 text; undefined when the revision has no such blob. */
+function committedReader(git: Git, treeish: string): (file: string) => Promise<string | undefined> {
+  return async (file) => {
+    const r = await git.try(['cat-file', '-e', `${treeish}:${file}`]);
+    if (r.code !== 0) return undefined;
+    return (await git.tryBuffer(['cat-file', '--batch', '--follow-symlinks'], `${treeish}:${file}\n`))
+      .toString('utf8')
+      .replace(/^[^\n]*\n/, '')
+      .replace(/\n$/, '');
+  };
+}
+
 export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   const clock = options.clock ?? systemClock;
   const today = options.today ?? new Date().toISOString().slice(0, 10);
@@ -148,17 +161,36 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     await options.hooks?.onRevisionsReady?.({ baseRoot, headRoot });
     if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
 
-    // The base is the source of truth: the head's config is only ever compared against it.
-    const { config, file: configFile } = await loadConfig(
-      baseRoot,
-      `the base revision ${revs.baseCommit.slice(0, 12)}`,
-      { signal },
+    // The base is the source of truth: the head's config is only ever compared against it. Every rule is
+    // read from git's objects, before any head code runs, into one snapshot per revision.
+    const baseLabel = `the base revision ${revs.baseCommit.slice(0, 12)}`;
+    const configs = await FrozenContracts.read(
+      repo,
+      revs.baseCommit,
+      CONFIG_FILE_NAMES,
+      baseLabel,
+      DEFAULT_CONTRACT_BYTES,
     );
+    const { config, file: configFile } = await loadConfig(configs, baseLabel, {
+      signal,
+      moduleRoot: baseRoot,
+    });
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
     const pipeline = options.layers ?? LAYERS;
     const contracts: NamedContract[] = pipeline
       .filter((l) => l.enabled(config))
       .flatMap((l) => l.contractFiles(config));
+    const frozenPaths = [configFile, ...CONFIG_FILE_NAMES, ...contracts.map((c) => c.path)];
+    const snapshot = {
+      base: await FrozenContracts.read(
+        repo,
+        revs.baseCommit,
+        frozenPaths,
+        baseLabel,
+        config.limits.contractBytes,
+      ),
+      head: await FrozenContracts.read(repo, headTree, frozenPaths, 'the head', config.limits.contractBytes),
+    };
 
     const sandbox =
       options.sandbox ??
@@ -193,14 +225,25 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const ctx: LayerContext = {
       config,
       configFile,
-      base: { side: 'base', commit: revs.baseCommit, root: baseRoot },
-      head: { side: 'head', commit: revs.head.commit, root: headRoot },
+      base: {
+        side: 'base',
+        commit: revs.baseCommit,
+        root: baseRoot,
+        readCommitted: committedReader(repo, revs.baseCommit),
+      },
+      head: {
+        side: 'head',
+        commit: revs.head.commit,
+        root: headRoot,
+        readCommitted: committedReader(repo, headTree),
+      },
       changes,
       contracts,
       env: options.env,
       today,
       logDir,
       ...(tests ? { tests } : {}),
+      frozen: snapshot,
       sandbox,
       signal,
     };
@@ -210,7 +253,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
     // What head code could rewrite in its own checkout, taken before any of it runs.
     const lockedPaths = await lockedFixtureDigests(
-      baseRoot,
+      snapshot.base,
       config,
       'the base revision',
       contractReadOptions(config, signal),

@@ -1,6 +1,7 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import { access, type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import type { FrozenContracts } from './frozen-contracts.js';
 
 const MiB = 1024 * 1024;
 
@@ -91,14 +92,47 @@ export async function readCappedText(abs: string, read: CappedRead): Promise<str
 const RAISE_CONTRACT_CAP =
   'if it really is meant to be this large, raise `limits.contractBytes` in the config in a human commit';
 
+/**
+ * Where contract files come from: a checkout on disk (the commands a human
+ * runs on the working tree), or the gate's snapshot of a revision, read from
+ * git's objects before any head code ran.
+ */
+export type ContractRoot = string | FrozenContracts;
+
+/** The text of `file` from `root`, under the cap `read` describes; undefined when it does not exist. */
+export async function readRootText(
+  root: ContractRoot,
+  file: string,
+  read: CappedRead,
+): Promise<string | undefined> {
+  if (typeof root === 'string') return readCappedText(path.join(root, file), read);
+  const got = root.get(file);
+  if ('text' in got) {
+    const size = Buffer.byteLength(got.text, 'utf8');
+    if (size > read.maxBytes) throw tooLarge(read, size);
+    return got.text;
+  }
+  if ('tooLarge' in got) throw tooLarge(read, got.tooLarge);
+  return undefined;
+}
+
+/** Whether `file` exists in `root`. */
+export async function rootHas(root: ContractRoot, file: string): Promise<boolean> {
+  if (typeof root !== 'string') return root.has(file);
+  return access(path.join(root, file)).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** The text of a contract file, or undefined when it does not exist; any other read failure is an input error. */
 export async function readContractTextIfExists(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   maxBytes: number,
 ): Promise<string | undefined> {
-  return readCappedText(path.join(root, file), {
+  return readRootText(root, file, {
     label: `${file} in ${revision}`,
     details: { file },
     maxBytes,
@@ -112,7 +146,7 @@ export async function readContractTextIfExists(
  * error that says how a human creates it, never an empty contract.
  */
 export async function readContractText(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   howToCreate: string,

@@ -1,9 +1,15 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ContractFileError, InputError } from '../errors.js';
+import { ContractFileError, InputError, InternalError } from '../errors.js';
 import { createModuleLoader } from '../util/module-loader.js';
 import { runInSlices } from '../util/time-slice.js';
-import { type CappedRead, DEFAULT_CONTRACT_BYTES, readCappedText, tooLarge } from './contract-file.js';
+import {
+  type CappedRead,
+  type ContractRoot,
+  DEFAULT_CONTRACT_BYTES,
+  readRootText,
+  tooLarge,
+} from './contract-file.js';
 import { parseJsonDocumentSliced, parseYamlDocument, validateDocumentSliced } from './documents.js';
 import { configSchema, type PatchgateConfig } from './schema.js';
 
@@ -35,6 +41,12 @@ export interface LoadedConfig {
 export interface LoadConfigOptions {
   /** Stops reading the config between slices (the CLI's SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /**
+   * With a snapshot as the root: the checkout of the same revision, where a
+   * `.ts`/`.js` config is loaded from (it is code, and may import its
+   * neighbours). Loaded before any head code runs.
+   */
+  moduleRoot?: string;
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -47,9 +59,11 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-export async function findConfigFile(root: string, revisionLabel: string): Promise<string> {
+export async function findConfigFile(root: ContractRoot, revisionLabel: string): Promise<string> {
   const found: string[] = [];
-  for (const name of CONFIG_FILE_NAMES) if (await exists(path.join(root, name))) found.push(name);
+  for (const name of CONFIG_FILE_NAMES) {
+    if (typeof root === 'string' ? await exists(path.join(root, name)) : root.has(name)) found.push(name);
+  }
   if (found.length === 0) {
     throw new InputError(
       'CONFIG_NOT_FOUND',
@@ -102,16 +116,16 @@ function configCap(file: string): CappedRead {
 
 /** Reads, parses and validates the config found in `root` (a checkout). */
 export async function loadConfig(
-  root: string,
+  root: ContractRoot,
   revisionLabel = 'the working tree',
   options: LoadConfigOptions = {},
 ): Promise<LoadedConfig> {
   const file = await findConfigFile(root, revisionLabel);
-  const abs = path.join(root, file);
+  const moduleRoot = typeof root === 'string' ? root : options.moduleRoot;
   const cap = configCap(file);
   if (file.endsWith('.json') || file.endsWith('.yaml') || file.endsWith('.yml')) {
     // findConfigFile just saw it, so a vanished file is a read failure, not a missing config.
-    const text = (await readCappedText(abs, cap)) ?? '';
+    const text = (await readRootText(root, file, cap)) ?? '';
     const config = await runInSlices(function* (budget) {
       const doc = file.endsWith('.json')
         ? yield* parseJsonDocumentSliced(text, file, 'CONFIG_INVALID', budget)
@@ -120,6 +134,9 @@ export async function loadConfig(
     }, options.signal);
     return { config, file };
   }
+  if (moduleRoot === undefined)
+    throw new InternalError(`loadConfig: ${file} is a module and no checkout was given`);
+  const abs = path.join(moduleRoot, file);
   const { size } = await stat(abs).catch((err: Error) => {
     throw new InputError('FILE_UNREADABLE', `cannot read ${file}: ${err.message}`, { file });
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ContractReadOptions, readContractText } from '../config/contract-file.js';
+import { type ContractReadOptions, type ContractRoot, readContractText } from '../config/contract-file.js';
 import { parseJsonDocumentSliced, validateDocumentSliced } from '../config/documents.js';
 import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
 import { freezeDate, nonBlank } from './fields.js';
@@ -83,7 +83,7 @@ export function parseFlakeLedger(text: string, file: string): FlakeLedger {
 
 /** Reads the ledger from a checkout. A missing ledger is an input error, never an empty ledger. */
 export async function readFlakeLedger(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   options: ContractReadOptions,

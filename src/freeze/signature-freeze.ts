@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { type ContractReadOptions, readContractTextIfExists } from '../config/contract-file.js';
+import {
+  type ContractReadOptions,
+  type ContractRoot,
+  readContractTextIfExists,
+} from '../config/contract-file.js';
 import { type ParsedDocument, parseJsonDocumentSliced } from '../config/documents.js';
 import { byLineThenPath, issuesToProblemsSliced } from '../config/issues.js';
 import { safeParseSliced } from '../config/sliced-validation.js';
@@ -228,7 +232,7 @@ export function parseSignatureFreeze(text: string, file: string): SignatureFreez
  * deleted rows passes `ifMissing: 'empty'`: a deleted file deletes every row.
  */
 export async function readSignatureFreeze(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   options: ContractReadOptions & { ifMissing?: 'error' | 'empty' },

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { type ContractReadOptions, readContractTextIfExists } from '../config/contract-file.js';
+import {
+  type ContractReadOptions,
+  type ContractRoot,
+  readContractTextIfExists,
+} from '../config/contract-file.js';
 import { parseJsonDocumentSliced, validateDocumentSliced } from '../config/documents.js';
 import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
 import { freezeDate, nonBlank } from './fields.js';
@@ -56,7 +60,7 @@ export function parseStabilityFreeze(text: string, file: string): Freeze[] {
 
 /** A missing file is an empty freeze: nothing is frozen, so every pre-existing flake rejects. */
 export async function readStabilityFreeze(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   options: ContractReadOptions,

@@ -42,3 +42,32 @@ export const execFile: Exec = (file, args, options) =>
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
+
+/** Like `execFile`, but stdout as bytes: blob contents are measured in bytes, not UTF-16 units. */
+export function execFileBuffer(
+  file: string,
+  args: readonly string[],
+  options: ExecOptions,
+): Promise<{ stdout: Buffer; stderr: string; code: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      signal: options.signal,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code, sig) =>
+      resolve({
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err).toString('utf8'),
+        code: code ?? (sig ? 128 : 1),
+      }),
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import type { Exec, ExecResult } from './exec.js';
+import { type Exec, type ExecResult, execFileBuffer } from './exec.js';
 
 /**
  * Settings every git command of ours runs with, whatever the repository's
@@ -97,6 +97,27 @@ export class Git {
       signal: this.signal,
       ...(input !== undefined ? { input } : {}),
     });
+  }
+
+  /** Runs git and returns stdout as bytes; a non-zero exit is an input error naming the command. */
+  async tryBuffer(args: readonly string[], input: string): Promise<Buffer> {
+    const r = await execFileBuffer('git', [...SAFETY, ...args], {
+      cwd: this.cwd,
+      env: this.env(),
+      signal: this.signal,
+      input,
+    });
+    if (r.code !== 0) {
+      throw new InputError(
+        'GIT_FAILED',
+        `git ${args.join(' ')} failed (exit ${r.code}): ${r.stderr.trim()}`,
+        {
+          args: [...args],
+          exitCode: r.code,
+        },
+      );
+    }
+    return r.stdout;
   }
 
   /** Runs git and returns trimmed stdout; a non-zero exit is an input error naming the command. */

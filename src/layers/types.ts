@@ -1,4 +1,5 @@
 import type { ReasonCode } from '../codes.js';
+import type { FrozenContracts } from '../config/frozen-contracts.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { TestSession } from '../runners/tests/session.js';
@@ -28,8 +29,10 @@ export interface Override {
 export interface Revision {
   side: 'base' | 'head';
   commit: string;
-  /** Absolute path of a checkout of this revision (a temp worktree, or the user's working tree for the head). */
+  /** Absolute path of the gate's private checkout of this revision (head code runs there, and may write it). */
   root: string;
+  /** A file as the revision has it in git's objects, which head code cannot reach; undefined when absent. */
+  readCommitted(file: string): Promise<string | undefined>;
 }
 
 /** A contract file a layer reads from the base; the contracts layer protects it. */
@@ -58,6 +61,12 @@ export interface LayerContext {
   tests?: TestSession;
   /** The one door head code goes through. */
   sandbox: Sandbox;
+  /**
+   * Every contract file of both revisions, read from git's objects before any
+   * head code ran. Rules come from `frozen.base`; the head's copies (`frozen.head`)
+   * are only compared against them. No layer reads a contract from disk.
+   */
+  frozen: { base: FrozenContracts; head: FrozenContracts };
   signal: AbortSignal;
 }
 

@@ -1,20 +1,9 @@
-import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import picomatch from 'picomatch';
 import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import type { Change } from '../../git/changes.js';
 import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
 
 const LAYER = 'contracts';
-
-async function existsIn(root: string, rel: string): Promise<boolean> {
-  try {
-    await lstat(path.join(root, rel));
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function protectedReason(
   p: string,
@@ -75,7 +64,7 @@ export const contractsLayer: Layer = {
     for (const c of contracts) {
       if (seen.has(c.path)) continue;
       seen.add(c.path);
-      if (!(await existsIn(ctx.base.root, c.path))) {
+      if (!ctx.frozen.base.has(c.path)) {
         findings.push({
           code: 'CONTRACT_MISSING',
           layer: LAYER,

@@ -44,8 +44,8 @@ export const hitsLayer: Layer = {
       })),
     ]);
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const locked = await lockedFixtureDigests(ctx.base.root, ctx.config, 'the base revision', read);
-    const ledger = await readFlakeLedger(ctx.base.root, hits.ledger, 'the base revision', read);
+    const locked = await lockedFixtureDigests(ctx.frozen.base, ctx.config, 'the base revision', read);
+    const ledger = await readFlakeLedger(ctx.frozen.base, hits.ledger, 'the base revision', read);
     const childEnv = scrubbedEnv(ctx.env);
     // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
     const poolFor = (root: string) =>
@@ -66,8 +66,20 @@ export const hitsLayer: Layer = {
       const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
       // Both revisions at once: each is mostly waiting for its processes to start and load their modules.
       [base, head] = await Promise.all([
-        scoreRevision({ ...common, pool: basePool, side: 'base', root: ctx.base.root }),
-        scoreRevision({ ...common, pool: headPool, side: 'head', root: ctx.head.root }),
+        scoreRevision({
+          ...common,
+          pool: basePool,
+          side: 'base',
+          root: ctx.base.root,
+          readCommitted: ctx.base.readCommitted,
+        }),
+        scoreRevision({
+          ...common,
+          pool: headPool,
+          side: 'head',
+          root: ctx.head.root,
+          readCommitted: ctx.head.readCommitted,
+        }),
       ]);
       if (base.emptySources.length > 0) {
         throw nothingConfigured(
@@ -89,7 +101,7 @@ export const hitsLayer: Layer = {
     }
 
     // The ledger is judged against the base's properties and the base's locked fixtures.
-    const baseFixtures = new FixtureCache(ctx.base.root);
+    const baseFixtures = new FixtureCache(ctx.base.readCommitted);
     const fixtureValues = new Map<string, unknown>();
     for (const p of base.properties) {
       const fx = await baseFixtures.get(p.info.fixture);

@@ -38,6 +38,8 @@ export interface RevisionScore {
 export interface ScoreRevisionOptions {
   side: 'base' | 'head';
   root: string;
+  /** The revision's committed files, where fixtures are read from. */
+  readCommitted: ReadCommitted;
   hits: HitsConfig;
   pool: PropertyPool;
   /** Repo-relative paths of fixtures the base locks (tree lock or canonical digest). */
@@ -56,28 +58,38 @@ export function perturbOptions(hits: HitsConfig): PerturbOptions {
   };
 }
 
+/** The committed bytes of a file of one revision (from git's objects), undefined when it has none. */
+export type ReadCommitted = (file: string) => Promise<string | undefined>;
+
 async function loadFixture(
-  root: string,
+  read: ReadCommitted,
   file: string,
 ): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
   try {
-    return { ok: true, value: JSON.parse(await readFile(path.join(root, file), 'utf8')) };
+    const text = await read(file);
+    if (text === undefined) return { ok: false, message: `fixture ${file} does not exist in this revision` };
+    return { ok: true, value: JSON.parse(text) };
   } catch (err) {
     return { ok: false, message: `fixture ${file} could not be read as JSON: ${(err as Error).message}` };
   }
 }
 
-/** Fixtures are read once per revision and shared by every property that names them. */
+/**
+ * Fixtures are read once per revision and shared by every property that
+ * names them. They come from git's objects, never from the checkout: a head
+ * property's module is imported (and may write its own checkout) before its
+ * fixture is read.
+ */
 export class FixtureCache {
   private readonly cache = new Map<
     string,
     Promise<{ ok: true; value: unknown } | { ok: false; message: string }>
   >();
-  constructor(private readonly root: string) {}
+  constructor(private readonly read: ReadCommitted) {}
   get(file: string) {
     let p = this.cache.get(file);
     if (!p) {
-      p = loadFixture(this.root, file);
+      p = loadFixture(this.read, file);
       this.cache.set(file, p);
     }
     return p;
@@ -93,7 +105,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   const { hits, pool, root } = opts;
   const problems: SourceProblem[] = [];
   const properties: ScoredProperty[] = [];
-  const fixtures = new FixtureCache(root);
+  const fixtures = new FixtureCache(opts.readCommitted);
   const perturb = perturbOptions(hits);
   const names = new Map<string, string>();
 

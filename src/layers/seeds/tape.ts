@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   type ContractReadOptions,
+  type ContractRoot,
   readContractText,
   readContractTextIfExists,
 } from '../../config/contract-file.js';
@@ -285,7 +286,7 @@ export function parseTape(text: string, file: string): Tape {
 
 /** The base's tape: it must exist, since the config names it. */
 export async function readTape(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   options: ContractReadOptions,
@@ -302,7 +303,7 @@ export async function readTape(
 
 /** The head's tape, or undefined when the head deleted it. */
 export async function readTapeIfExists(
-  root: string,
+  root: ContractRoot,
   file: string,
   revision: string,
   options: ContractReadOptions,

@@ -1,5 +1,3 @@
-import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import {
@@ -54,16 +52,12 @@ export const signaturesLayer: Layer = {
     const cfg = ctx.config.signatures;
     if (!cfg || !ctx.tests) return { findings: [] };
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const freeze = await readSignatureFreeze(ctx.base.root, cfg.freeze, 'the base revision', read);
+    const freeze = await readSignatureFreeze(ctx.frozen.base, cfg.freeze, 'the base revision', read);
     const findings: Finding[] = [];
 
     // The head may not delete what a human froze, even in a commit that also edits the file.
-    const headHasFile = await lstat(path.join(ctx.head.root, cfg.freeze)).then(
-      () => true,
-      () => false,
-    );
-    const headFreeze = headHasFile
-      ? await readSignatureFreeze(ctx.head.root, cfg.freeze, 'the head', read).catch((err: unknown) => {
+    const headFreeze = ctx.frozen.head.has(cfg.freeze)
+      ? await readSignatureFreeze(ctx.frozen.head, cfg.freeze, 'the head', read).catch((err: unknown) => {
           // An unreadable head freeze deletes nothing by itself; an interrupted run stops.
           if (ctx.signal.aborted) throw err;
           return undefined;

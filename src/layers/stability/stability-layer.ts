@@ -56,7 +56,7 @@ export const stabilityLayer: Layer = {
     const tests = ctx.tests;
     if (!cfg || !tests) return { findings: [] };
     const freezes = await readStabilityFreeze(
-      ctx.base.root,
+      ctx.frozen.base,
       cfg.freeze,
       'the base revision',
       contractReadOptions(ctx.config, ctx.signal),
