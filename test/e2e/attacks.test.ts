@@ -301,6 +301,49 @@ export const adds = defineSeedProperty({
     });
     expect(statSync(repo.path('testdata/golden.txt')).size).toBe('broken\n'.length);
   });
+
+  it('head code that rewrites its copy of the tape and the ledger changes no rule: the snapshot was taken first', async () => {
+    // At import, the head's property module empties the tape and the ledger in its own checkout.
+    const rewriter = `import * as fs from 'node:fs';
+fs.writeFileSync('property_seeds.json', '{"properties": []}');
+fs.writeFileSync('flake_ledger.json', '{"version": 1, "rules": []}');
+${probe('found.ok = true;').replace("import * as fs from 'node:fs';\n", '')}`;
+    const tape = {
+      properties: [
+        {
+          id: 'py_prop',
+          runner: 'pytest',
+          nodeid: 'tests/test_p.py::test_p',
+          min_examples: 10,
+          seeds: ['1'],
+        },
+      ],
+    };
+    const repo = hitsRepo(
+      { properties: ['properties/*.ts'], maxDepth: 1 },
+      {
+        'properties/p.ts': probe('found.ok = true;'),
+        'property_seeds.json': JSON.stringify(tape),
+        'tests/test_p.py':
+          'from hypothesis import given, settings, strategies as st\n\n@settings(max_examples=10)\n@given(st.integers())\ndef test_p(x):\n    assert x == x\n',
+      },
+    );
+    const config = JSON.parse(readFileSync(repo.path('patchgate.config.json'), 'utf8'));
+    config.seeds = {};
+    repo.write({ 'patchgate.config.json': JSON.stringify(config) });
+    repo.commit('human: seeds on');
+    repo.write({ 'properties/p.ts': rewriter });
+    const r = await check(repo);
+    expect(r.codes).not.toContain('SEED_DROPPED');
+    expect(r.codes).not.toContain('CONTRACT_TOUCHED');
+    const written = r.card?.findings.filter((f) => f.code === 'CONTRACT_WRITTEN').map((f) => f.evidence.path);
+    expect(written).toEqual(expect.arrayContaining(['flake_ledger.json', 'property_seeds.json']));
+    // The base's seed still replayed, with the base's rules.
+    const replay = JSON.parse(readFileSync(path.join(r.out, 'seed_replay.json'), 'utf8'));
+    expect(replay.replays).toEqual([
+      expect.objectContaining({ property: 'py_prop', seed: '1', status: 'pass' }),
+    ]);
+  });
 });
 
 function sha(s: string): string {

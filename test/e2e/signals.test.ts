@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, GitDir, leftoverTempDirs, tempDir } from '../helpers/gitdir.js';
+import { CLI, GitDir, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo } from '../helpers/hits-repo.js';
 import { processesWith } from '../unit/runners/fake-harness.js';
 

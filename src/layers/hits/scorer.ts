@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
 import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
