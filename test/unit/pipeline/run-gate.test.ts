@@ -1,10 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { InputError } from '../../../src/errors.js';
+import { pruneLeftovers } from '../../../src/git/checkouts.js';
 import type { Layer } from '../../../src/layers/types.js';
 import { LAYERS, runGate } from '../../../src/pipeline.js';
+import { Sandbox } from '../../../src/sandbox/sandbox.js';
 import { fixtureRepo } from '../../helpers/fixture-repo.js';
 
 const layer = (name: string, run: Layer['run']): Layer => ({
@@ -78,6 +81,73 @@ describe('runGate', () => {
       headHasNoGit: true,
       baseIsTemp: true,
     });
+  });
+
+  it('without a sandbox, under CI=true, gives an error verdict and runs no head code; outside CI it warns', async () => {
+    const repo = fixtureRepo();
+    let ran = 0;
+    const headCode: Layer = {
+      ...layer('head-code', async () => {
+        ran++;
+        return { findings: [] };
+      }),
+      runsHeadCode: true,
+    };
+    const noSandbox = new Sandbox({
+      mode: 'process',
+      uid: 0,
+      gid: 0,
+      reason: 'bubblewrap (bwrap) is not installed',
+    });
+    const ci = await runGate({
+      cwd: repo.dir,
+      base: 'main',
+      env: { CI: 'true' },
+      sandbox: noSandbox,
+      layers: [...LAYERS, headCode],
+    });
+    expect(ci.verdict).toBe('error');
+    expect(ci.isolation).toEqual({ mode: 'process', reason: 'bubblewrap (bwrap) is not installed' });
+    expect(ci.findings[0]).toMatchObject({ code: 'SANDBOX_UNAVAILABLE', severity: 'error' });
+    expect(ci.findings[0]?.message).toContain('apt-get install -y bubblewrap');
+    expect(ci.layers.at(-1)).toMatchObject({ name: 'head-code', status: 'skipped' });
+    expect(ran).toBe(0);
+
+    const local = await runGate({
+      cwd: repo.dir,
+      base: 'main',
+      env: {},
+      sandbox: noSandbox,
+      layers: [...LAYERS, headCode],
+    });
+    expect(local.verdict).toBe('accept');
+    expect(local.findings).toEqual([
+      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE', severity: 'warn' }),
+    ]);
+    expect(ran).toBe(1);
+  });
+
+  it('accepts plain child processes under CI=true when the base config allows it, and records it', async () => {
+    const repo = fixtureRepo({}, { sandbox: { allowUnsandboxed: true } });
+    const noSandbox = new Sandbox({ mode: 'process', uid: 0, gid: 0, reason: 'no bwrap' });
+    const card = await runGate({ cwd: repo.dir, base: 'main', env: { CI: 'true' }, sandbox: noSandbox });
+    expect(card.verdict).toBe('accept');
+    expect(card.findings).toEqual([
+      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE', severity: 'warn' }),
+    ]);
+  });
+
+  it('prunes the temp folders a killed run left, and only those', async () => {
+    const dead = mkdtempSync(path.join(tmpdir(), 'patchgate-base-999999999-'));
+    const live = mkdtempSync(path.join(tmpdir(), `patchgate-base-${process.pid}-`));
+    try {
+      const removed = await pruneLeftovers((pid) => pid === process.pid);
+      expect(removed).toContain(path.basename(dead));
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+    } finally {
+      rmSync(live, { recursive: true, force: true });
+    }
   });
 
   it('removes the base worktree when the run is aborted', async () => {
