@@ -41,6 +41,46 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return z.core.util.isPlainObject(v);
 }
 
+/**
+ * Keys a contract file may not use: zod crashes on a `"constructor"` key whose
+ * value is not a function (it reads `constructor.prototype` to tell a plain
+ * object), and silently drops a `"__proto__"` key from a record. No contract
+ * has a use for either; reporting them keeps a hostile file an input error.
+ */
+const RESERVED_KEYS = new Set(['constructor', '__proto__']);
+
+function* reservedKeys(
+  value: unknown,
+  budget: SliceBudget,
+  keysOf: (obj: object) => readonly string[],
+): Sliced<z.core.$ZodIssue[]> {
+  const issues: z.core.$ZodIssue[] = [];
+  const pending: { v: unknown; path: PropertyKey[] }[] = [{ v: value, path: [] }];
+  for (let job = pending.pop(); job !== undefined; job = pending.pop()) {
+    const { v, path } = job;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (budget.due()) yield;
+        pending.push({ v: v[i], path: [...path, i] });
+      }
+      continue;
+    }
+    for (const key of keysOf(v)) {
+      if (budget.due()) yield;
+      if (RESERVED_KEYS.has(key)) {
+        issues.push({
+          code: 'custom',
+          path: [...path, key],
+          message: `the key '${key}' cannot be used in a contract file (it is reserved in JavaScript); rename it`,
+          input: undefined,
+        } as z.core.$ZodIssue);
+      } else pending.push({ v: (v as Record<string, unknown>)[key], path: [...path, key] });
+    }
+  }
+  return issues;
+}
+
 /** A key copied as data: assigning `__proto__` would change the prototype instead. */
 function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
@@ -222,6 +262,8 @@ export function* safeParseSliced<S extends z.ZodType>(
   budget: SliceBudget,
   keysOf: (obj: object) => readonly string[] = Object.keys,
 ): Sliced<SafeResult<z.output<S>>> {
+  const reserved = yield* reservedKeys(value, budget, keysOf);
+  if (reserved.length > 0) return { success: false, issues: reserved };
   const split = splitFields(schema, value, keysOf);
   if (split === undefined) {
     const r = schema.safeParse(value, { reportInput: true });

@@ -241,6 +241,20 @@ describe('bad input: a clear message, exit 2, no worktree left behind', () => {
     expect(card(repo).findings[0].message).toContain("path 'testdata/../a.txt' must not contain '..'");
   });
 
+  it('with a lock whose files hold a "constructor" key: a located problem, never an internal error', async () => {
+    const repo = GitDir.create({
+      'patchgate.config.json': '{}',
+      'testdata/a.txt': 'a',
+      'FIXTURE_LOCK.json':
+        '{"override_token_env": "FIXTURE_OVERRIDE", "files": {\n  "constructor": null\n}}\n',
+    });
+    const r = await runCli(['check', '--base', 'main'], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(card(repo).findings[0].message).toMatch(
+      /FIXTURE_LOCK\.json:2:\d+: files\.constructor: the key 'constructor' cannot be used/,
+    );
+  });
+
   it('with a fixture root that exists on neither side', async () => {
     const repo = GitDir.create({
       'patchgate.config.json': '{"fixtures": {"roots": ["golden"]}}',
