@@ -57,7 +57,9 @@ if (!fs.existsSync(new URL('layers/hits/worker.js', dist))) {
 }
 const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
-const sandbox = await openSandbox(process.env.PATH);
+const sandbox = args.includes('--plain')
+  ? new (await import(new URL('sandbox/sandbox.js', dist).href)).Sandbox({ mode: 'process', uid: 0, gid: 0 })
+  : await openSandbox(process.env.PATH);
 const { scoreInBatches } = await import(new URL('layers/hits/scorer.js', dist).href);
 const { deepFreeze, generateMutants, lookupPath, parsePath } = await import(
   new URL('layers/hits/perturb/index.js', dist).href

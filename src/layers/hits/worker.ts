@@ -160,9 +160,11 @@ let pendingVerdict: Promise<Verdict> | undefined;
 /**
  * Checks `values` from index `from` on, synchronously: `checkMutant`, inlined
  * by hand in the loop that runs every check. The heartbeat goes before each
- * check: slot 1 (the index) first, then slot 0 (checks started: the baseline,
- * then i + 1 mutants) with a sequentially consistent store, so a watchdog that
- * sees the new count also sees the new index. Returns the length, or the
+ * check: slot 1 (the index), then slot 0 (checks started: the baseline, then
+ * i + 1 mutants), as plain stores: the host's relay thread reads them with
+ * Atomics.load every few milliseconds, and a check that hangs leaves both
+ * written long before its budget runs out. A sequentially consistent store
+ * per check cost more than many of the checks themselves. Returns the length, or the
  * index of a check that returned a thenable, its verdict in `pendingVerdict`.
  */
 function checkFrom(
@@ -175,7 +177,7 @@ function checkFrom(
   const n = values.length;
   for (let i = from; i < n; i++) {
     progress[1] = i;
-    Atomics.store(progress, 0, i + 2);
+    progress[0] = i + 2;
     let result: unknown;
     try {
       result = property.check(values[i]);
@@ -509,7 +511,7 @@ async function score(task: ScoreTask): Promise<ScoreWireResult> {
     let i = 0;
     for (const m of mutants) {
       progress[1] = i;
-      Atomics.store(progress, 0, i + 2);
+      progress[0] = i + 2;
       const v = checkMutant(property, m.value);
       out.push(typeof v === 'number' ? v : await v);
       labels.push({ paths: m.paths, operators: m.operators });
