@@ -55,6 +55,23 @@ function* reservedKeys(
   keysOf: (obj: object) => readonly string[],
 ): Sliced<z.core.$ZodIssue[]> {
   const issues: z.core.$ZodIssue[] = [];
+  // A first pass that only asks each object whether it has either key: no paths built, no keys listed.
+  let found = false;
+  const scan: unknown[] = [value];
+  for (let v = scan.pop(); v !== undefined && !found; v = scan.pop()) {
+    if (v === null || typeof v !== 'object') continue;
+    if (budget.due()) yield;
+    if (Array.isArray(v)) {
+      for (const item of v) if (item !== null && typeof item === 'object') scan.push(item);
+      continue;
+    }
+    const o = v as Record<string, unknown>;
+    if (Object.hasOwn(o, 'constructor') || Object.hasOwn(o, '__proto__')) found = true;
+    else
+      for (const key in o)
+        if (Object.hasOwn(o, key) && o[key] !== null && typeof o[key] === 'object') scan.push(o[key]);
+  }
+  if (!found) return issues;
   const pending: { v: unknown; path: PropertyKey[] }[] = [{ v: value, path: [] }];
   for (let job = pending.pop(); job !== undefined; job = pending.pop()) {
     const { v, path } = job;
