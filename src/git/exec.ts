@@ -19,29 +19,10 @@ export interface ExecOptions {
  */
 export type Exec = (file: string, args: readonly string[], options: ExecOptions) => Promise<ExecResult>;
 
-export const execFile: Exec = (file, args, options) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      // undefined inherits the parent's environment without the core reading it
-      env: options.env,
-      signal: options.signal,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on('data', (b: Buffer) => out.push(b));
-    child.stderr?.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code, sig) => {
-      resolve({
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        code: code ?? (sig ? 128 : 1),
-      });
-    });
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
+export const execFile: Exec = async (file, args, options) => {
+  const r = await execFileBuffer(file, args, options);
+  return { stdout: r.stdout.toString('utf8'), stderr: r.stderr, code: r.code };
+};
 
 /** Like `execFile`, but stdout as bytes: blob contents are measured in bytes, not UTF-16 units. */
 export function execFileBuffer(

@@ -59,22 +59,29 @@ describe(
   },
 );
 
+/** A vitest project with the signatures layer on, using this repository's installed vitest. */
+function vitestRepo(tests: Files): GitDir {
+  const repo = GitDir.create({
+    'patchgate.config.json': JSON.stringify({
+      fixtures: { enabled: false },
+      tests: { preset: 'vitest' },
+      signatures: {},
+    }),
+    'flake_signatures.json': '{"signatures": []}\n',
+    'package.json': '{"name": "t", "private": true, "type": "module"}\n',
+    'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
+    '.gitignore': 'node_modules\n.patchgate\n',
+    ...tests,
+  });
+  symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
+  return repo;
+}
+
 describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
   it('reads the vitest JUnit report and rejects a new failure with its signature', async () => {
-    const files: Files = {
-      'patchgate.config.json': JSON.stringify({
-        fixtures: { enabled: false },
-        tests: { preset: 'vitest' },
-        signatures: {},
-      }),
-      'flake_signatures.json': '{"signatures": []}\n',
-      'package.json': '{"name": "t", "private": true, "type": "module"}\n',
-      'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
-      '.gitignore': 'node_modules\n.patchgate\n',
+    const repo = vitestRepo({
       'sum.test.ts': "import { expect, it } from 'vitest';\nit('adds', () => { expect(1 + 1).toBe(2); });\n",
-    };
-    const repo = GitDir.create(files);
-    symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
+    });
     const ok = await judge(repo);
     expect(ok.card.verdict).toBe('accept');
     repo.write({
@@ -91,19 +98,7 @@ describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
       "import { expect, it } from 'vitest';\n" +
       "it.skip('a is parked', () => { expect(1).toBe(2); });\n" +
       `it${skipB ? '.skip' : ''}('b adds', () => { expect(1 + 1).toBe(2); });\n`;
-    const repo = GitDir.create({
-      'patchgate.config.json': JSON.stringify({
-        fixtures: { enabled: false },
-        tests: { preset: 'vitest' },
-        signatures: {},
-      }),
-      'flake_signatures.json': '{"signatures": []}\n',
-      'package.json': '{"name": "t", "private": true, "type": "module"}\n',
-      'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
-      '.gitignore': 'node_modules\n.patchgate\n',
-      'parked.test.ts': spec(false),
-    });
-    symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
+    const repo = vitestRepo({ 'parked.test.ts': spec(false) });
     const first = await judge(repo);
     const parked = first.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
     expect(parked?.evidence.template).toBe('skipped|');
