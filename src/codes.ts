@@ -48,6 +48,14 @@ export const REASON_CODES = {
   NEW_FLAKE:
     'A test stable on the base flakes on the head: the patch introduced nondeterminism. Never freezable.',
   PREEXISTING_FLAKE_UNFROZEN: 'A test flaky on both sides without an unexpired, owned freeze row.',
+  REGRESSION:
+    "A test of the base passes on the base but fails or is skipped on the head's code, run with the base's own tests and runner config (the overlay revision). The head's edits to its tests cannot hide it; a signature row covers it as usual, and a human job may accept it with tests.overrideTokenEnv.",
+  TEST_VANISHED:
+    "A test of the base passes on the base but did not run at all on the head's code with the base's tests (a collection or import error, or dropped from the run). A test cannot vanish.",
+  TOOLCHAIN_CHANGED:
+    'The patch changes the test toolchain: the version or source of a test runner, assertion or property library (manifest, lockfile, requirements), a committed node_modules or vendored copy, or a file that hooks installs or interpreter start-up. A human reviews it in its own commit, or a human job accepts it with tests.overrideTokenEnv.',
+  PRODUCTION_REACHES_TESTS:
+    'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules). Code under test must not see or steer the tests that judge it.',
   CLAIMS_EMPTY: 'The claim matrix has no claims.',
   CLAIM_UNBOUND: 'A claim lacks a fixture, a property or a freeze rule.',
   CLAIM_FIXTURE_MISSING: "A claim's fixture file does not exist.",

@@ -13,6 +13,7 @@ import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { lockedFixtureDigests } from './layers/fixtures/locked-digests.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { regressionLayer } from './layers/regression/regression-layer.js';
 import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
@@ -27,6 +28,8 @@ import type {
   Override,
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
+import { buildOverlayTree } from './overlay/overlay-tree.js';
+import { testSideFor } from './overlay/test-side.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -51,6 +54,7 @@ export const LAYERS: readonly Layer[] = [
   hitsLayer,
   seedsLayer,
   signaturesLayer,
+  regressionLayer,
   stabilityLayer,
 ];
 
@@ -192,6 +196,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       head: await FrozenContracts.read(repo, headTree, frozenPaths, 'the head', config.limits.contractBytes),
     };
 
+    const overlayTree = await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config));
+    const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
     const sandbox =
       options.sandbox ??
       (await openSandbox(options.env.PATH, {
@@ -207,6 +213,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const logDir = await checkouts.scratch('logs');
     await sandbox.grant(headRoot);
     await sandbox.grant(baseRoot);
+    await sandbox.grant(overlayRoot);
     tests = config.tests
       ? new TestSession({
           tests: config.tests,
@@ -216,6 +223,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
             ...(revs.head.worktree ? { dependenciesFrom: revs.repoRoot } : {}),
           },
           base: { root: baseRoot },
+          // The regression layer asks for both runs: start the base's tests on the head's code with the head's.
+          ...(overlayTree.sameAsHead ? {} : { overlay: { root: overlayRoot, withHead: true } }),
           env: { ...scrubbedEnv(options.env), ...config.tests.env },
           sandbox,
           logDir,
@@ -236,6 +245,16 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         commit: revs.head.commit,
         root: headRoot,
         readCommitted: committedReader(repo, headTree),
+      },
+      overlay: {
+        side: 'head',
+        commit: overlayTree.tree,
+        root: overlayRoot,
+        readCommitted: committedReader(repo, overlayTree.tree),
+        sameAsHead: overlayTree.sameAsHead,
+        restored: overlayTree.restored,
+        headOnly: overlayTree.headOnly,
+        merged: overlayTree.merged,
       },
       changes,
       contracts,

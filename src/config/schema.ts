@@ -249,6 +249,19 @@ const testsSchema = z
       .optional()
       .describe('Run in each temporary worktree before its tests, e.g. ["npm", "ci"].'),
     env: headEnv.describe('Variables the tests (and setup) run with, e.g. {"PYTHONPATH": "src:."}.'),
+    paths: z
+      .array(repoGlob)
+      .optional()
+      .describe(
+        "Globs of the test side (tests, their configuration, setup files): the overlay takes these from the base. Default: the preset's (see README), plus the modules hits and seeds name.",
+      ),
+    overrideTokenEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+      .default('PATCHGATE_TESTS_OVERRIDE')
+      .describe(
+        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED) and test-toolchain changes (TOOLCHAIN_CHANGED); listed in overrides, never printed.',
+      ),
     network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
     setupNetwork: z
       .boolean()

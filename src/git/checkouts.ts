@@ -114,7 +114,10 @@ function readBlobs(
 
 /** Writes the files of `treeish` under `dir` (which must exist and be empty), modes and symlinks included. */
 export async function materializeTree(git: Git, treeish: string, dir: string): Promise<void> {
-  const entries = (await listTree(git, treeish)).filter((e) => e.type === 'blob');
+  // A committed node_modules is never what runs: dependencies come from an install or the base's own.
+  const entries = (await listTree(git, treeish)).filter(
+    (e) => e.type === 'blob' && !e.path.split('/').includes('node_modules'),
+  );
   const made = new Set<string>();
   const ensureDir = async (rel: string) => {
     const d = path.posix.dirname(rel);
@@ -198,7 +201,9 @@ export async function pruneLeftovers(
   for (const name of names) {
     const m = /^patchgate-[a-z]+-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m) continue;
-    if (alive(Number(m[1]))) continue;
+    const owner = Number(m[1]);
+    // 0 is "owner not given" (a library caller): nobody can tell whether it is still running.
+    if (owner === 0 || alive(owner)) continue;
     await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
     removed.push(name);
   }

@@ -49,6 +49,8 @@ export function execFileBuffer(
         code: code ?? (sig ? 128 : 1),
       }),
     );
+    // A command that exits before reading all its input closes the pipe: its exit code says why, not EPIPE.
+    child.stdin?.on('error', () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }

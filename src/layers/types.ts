@@ -48,6 +48,12 @@ export interface LayerContext {
   configFile: string;
   base: Revision;
   head: Revision;
+  /**
+   * The head's tree with every test-side path taken from the base: where the
+   * base's tests, properties and seed replays judge the head's code. Its root
+   * is the head's own checkout when the patch left the test side alone.
+   */
+  overlay: Revision & { sameAsHead: boolean; restored: string[]; headOnly: string[]; merged: string[] };
   changes: readonly Change[];
   /** Every contract file the enabled layers name, plus the config. */
   contracts: readonly NamedContract[];

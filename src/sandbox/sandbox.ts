@@ -29,6 +29,7 @@ import {
   readdirSync,
   readlinkSync,
   realpathSync,
+  statSync,
 } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
@@ -169,7 +170,11 @@ export class Sandbox {
   }
 
   private grantSync(dir: string): void {
-    if (this.isolation.user !== 'separate' || this.prepared.has(dir)) return;
+    if (this.isolation.user !== 'separate') return;
+    // A folder removed and made again under the same name (a second replay's io folder, which may even
+    // get the same inode back) belongs to the gate again and must be handed over again.
+    if (this.prepared.has(dir) && statSync(dir, { throwIfNoEntry: false })?.uid === this.isolation.uid)
+      return;
     this.prepared.add(dir);
     chownTree(dir, this.isolation.uid, this.isolation.gid);
   }

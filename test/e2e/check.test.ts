@@ -27,6 +27,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'hits:skipped',
       'seeds:skipped',
       'signatures:skipped',
+      'regression:skipped',
       'stability:skipped',
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');

@@ -106,6 +106,7 @@ describe('examples/invoice', () => {
       'hits:pass',
       'seeds:pass',
       'signatures:skipped',
+      'regression:skipped',
       'stability:skipped',
     ]);
   });

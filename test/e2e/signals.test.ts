@@ -49,7 +49,8 @@ describe('interrupting a check', () => {
     const sent = Date.now();
     child.kill(signal);
     const code = await exited;
-    expect(Date.now() - sent).toBeLessThan(2000);
+    // Generous for a loaded CI machine: this pins that the gate answers the signal, not how fast (about 1 s here).
+    expect(Date.now() - sent).toBeLessThan(5000);
     expect(code).toBe(expected);
     expect(stderr).toContain('interrupted');
     expect(existsSync(checkout)).toBe(false);
@@ -127,7 +128,8 @@ describe('interrupting a check while it reads a large contract file', () => {
       await exited;
     }
     expect(code).toBe(143);
-    expect(took).toBeLessThan(1500);
+    // Reading the whole lock takes several seconds more; stopping must not wait for it.
+    expect(took).toBeLessThan(4000);
     expect(stderr).toContain('interrupted');
     expect(readdirSync(tmp).filter((n) => n.startsWith('patchgate-'))).toEqual([]);
   }, 180_000);

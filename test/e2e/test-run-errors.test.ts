@@ -111,6 +111,6 @@ describe('timings', () => {
       t.revisionsMs + t.setupMs + t.cleanupMs + Object.values(t.layers).reduce((a, b) => a + b, 0);
     expect(parts).toBeLessThanOrEqual(t.totalMs + 2);
     // What the parts leave out is bookkeeping between phases, never a phase of its own.
-    expect(t.totalMs - parts).toBeLessThan(500);
+    expect(t.totalMs - parts).toBeLessThan(2000);
   });
 });

@@ -13,6 +13,21 @@ import { FixtureCache, scoreRevision } from './scorer.js';
 
 const LAYER = 'hits';
 
+/**
+ * What the base's properties say about the head's code. Property-set and
+ * claim findings are about the head's own property modules, which the head
+ * side already reports.
+ */
+const OVERLAY_CODES = new Set<string>([
+  'ZERO_HIT',
+  'HIT_SURFACE_SHRANK',
+  'BASELINE_FAIL',
+  'FLAKE_UNCLASSIFIED',
+  'CHECK_TIMEOUT',
+  'RESOURCE_LIMIT',
+  'INTERNAL_ERROR',
+]);
+
 function has(value: unknown, claim: string): boolean {
   let node: unknown = value;
   try {
@@ -60,12 +75,16 @@ export const hitsLayer: Layer = {
     const lockedSet = new Set(locked.keys());
     let base: Awaited<ReturnType<typeof scoreRevision>>;
     let head: Awaited<ReturnType<typeof scoreRevision>>;
+    let overlay: Awaited<ReturnType<typeof scoreRevision>> | undefined;
     const basePool = poolFor(ctx.base.root);
     const headPool = poolFor(ctx.head.root);
+    // The base's property code on the head's code, when the patch touched the test side: the hit surface is
+    // then compared for the same property code on both sides, so editing a property hides nothing.
+    const overlayPool = ctx.overlay.sameAsHead ? undefined : poolFor(ctx.overlay.root);
     try {
       const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
-      // Both revisions at once: each is mostly waiting for its processes to start and load their modules.
-      [base, head] = await Promise.all([
+      // All revisions at once: each is mostly waiting for its processes to start and load their modules.
+      [base, head, overlay] = await Promise.all([
         scoreRevision({
           ...common,
           pool: basePool,
@@ -80,6 +99,15 @@ export const hitsLayer: Layer = {
           root: ctx.head.root,
           readCommitted: ctx.head.readCommitted,
         }),
+        overlayPool
+          ? scoreRevision({
+              ...common,
+              pool: overlayPool,
+              side: 'head',
+              root: ctx.overlay.root,
+              readCommitted: ctx.overlay.readCommitted,
+            })
+          : Promise.resolve(undefined),
       ]);
       if (base.emptySources.length > 0) {
         throw nothingConfigured(
@@ -97,7 +125,7 @@ export const hitsLayer: Layer = {
         );
       }
     } finally {
-      await Promise.all([basePool.close(), headPool.close()]);
+      await Promise.all([basePool.close(), headPool.close(), overlayPool?.close()]);
     }
 
     // The ledger is judged against the base's properties and the base's locked fixtures.
@@ -136,6 +164,22 @@ export const hitsLayer: Layer = {
       { name: 'hit_report.base.json', content: `${JSON.stringify(judged.reports.base, null, 2)}\n` },
       { name: 'hit_report.head.json', content: `${JSON.stringify(judged.reports.head, null, 2)}\n` },
     ];
-    return { findings: [...verdict.findings, ...judged.findings], frozen: judged.frozen, artifacts };
+    const findings = [...verdict.findings, ...judged.findings];
+    if (overlay) {
+      const onOverlay = judge({ base, head: overlay, runs: hits.runs, frozen });
+      artifacts.push({
+        name: 'hit_report.overlay.json',
+        content: `${JSON.stringify(onOverlay.reports.head, null, 2)}\n`,
+      });
+      for (const f of onOverlay.findings) {
+        if (!OVERLAY_CODES.has(f.code)) continue;
+        findings.push({
+          ...f,
+          message: f.message.replace(/^head: /, "the base's property on the head's code: "),
+          evidence: { ...f.evidence, side: 'overlay' },
+        });
+      }
+    }
+    return { findings, frozen: judged.frozen, artifacts };
   },
 };

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
@@ -88,6 +90,10 @@ export function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedRepla
  * only grow. The base tape decides what runs and how (runner, switch,
  * command), so a patch cannot weaken the replay by editing the tape.
  */
+/** The same finding from both replays is reported once. */
+const findingKey = (f: Finding) =>
+  `${f.code}\u241f${String(f.evidence.property)}\u241f${String(f.evidence.seed ?? '')}`;
+
 export const seedsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
@@ -122,53 +128,95 @@ export const seedsLayer: Layer = {
     }
     const findings = compareTapes(tape, head, headProblem);
 
-    const replay = await replayTape({
-      root: ctx.head.root,
-      rows: tape.rows,
-      config: cfg,
-      // The base config's variables, never the head's: `seeds.env` is read from the base.
-      env: { ...scrubbedEnv(ctx.env), ...cfg.env },
-      sandbox: ctx.sandbox,
-      logDir: ctx.logDir,
-      signal: ctx.signal,
-    });
     const rows = new Map(tape.rows.map((r) => [r.id, r]));
-    for (const r of replay.replays) {
-      const f = replayFinding(tape, rows.get(r.property), r);
-      if (f) findings.push(f);
-    }
-    for (const c of replay.counts) {
-      const row = rows.get(c.property);
-      if (!row || c.counted >= row.min_examples) continue;
-      findings.push({
-        code: 'MIN_EXAMPLES_NOT_MET',
-        layer: LAYER,
-        severity: 'reject',
-        message: `'${c.property}' ran ${c.counted} example(s), below its floor of ${row.min_examples} (${c.how})`,
-        evidence: {
-          property: c.property,
-          field: 'min_examples',
-          floor: row.min_examples,
-          counted: c.counted,
-          how: c.how,
-          ...(c.stoppedBecause !== undefined ? { stopped_because: c.stoppedBecause } : {}),
-          runner: row.runner,
-          file: tape.file,
-          ...(row.line !== undefined ? { line: row.line } : {}),
+    const replayOn = (root: string, logDir: string) =>
+      replayTape({
+        root,
+        rows: tape.rows,
+        config: cfg,
+        // The base config's variables, never the head's: `seeds.env` is read from the base.
+        env: { ...scrubbedEnv(ctx.env), ...cfg.env },
+        sandbox: ctx.sandbox,
+        logDir,
+        signal: ctx.signal,
+      });
+    const judgeReplay = (replay: Awaited<ReturnType<typeof replayTape>>): Finding[] => {
+      const out: Finding[] = [];
+      for (const r of replay.replays) {
+        const f = replayFinding(tape, rows.get(r.property), r);
+        if (f) out.push(f);
+      }
+      for (const c of replay.counts) {
+        const row = rows.get(c.property);
+        if (!row || c.counted >= row.min_examples) continue;
+        out.push({
+          code: 'MIN_EXAMPLES_NOT_MET',
+          layer: LAYER,
+          severity: 'reject',
+          message: `'${c.property}' ran ${c.counted} example(s), below its floor of ${row.min_examples} (${c.how})`,
+          evidence: {
+            property: c.property,
+            field: 'min_examples',
+            floor: row.min_examples,
+            counted: c.counted,
+            how: c.how,
+            ...(c.stoppedBecause !== undefined ? { stopped_because: c.stoppedBecause } : {}),
+            runner: row.runner,
+            file: tape.file,
+            ...(row.line !== undefined ? { line: row.line } : {}),
+          },
+        });
+      }
+      return out;
+    };
+    const reportOf = (replay: Awaited<ReturnType<typeof replayTape>>) =>
+      `${JSON.stringify(
+        {
+          schema: 'patchgate/seed-replay@1',
+          tape: tape.file,
+          ...(replay.fastCheck ? { fast_check: replay.fastCheck } : {}),
+          processes: replay.processes,
+          replays: replay.replays,
+          counts: replay.counts,
         },
+        null,
+        2,
+      )}\n`;
+
+    // The head's own seed properties on its code (its edits add evidence), and, when the patch touched the
+    // test side, the base's seed properties and generators on the head's code (its edits remove none).
+    // The head's own replay adds evidence only where the head's seed properties differ from the base's; for
+    // the rest it would run the very files the overlay runs.
+    const changed = [...ctx.overlay.restored, ...ctx.overlay.headOnly];
+    const ownModule = picomatch([...(cfg.properties ?? [])], { dot: true });
+    const headDiffers =
+      ctx.overlay.sameAsHead ||
+      changed.some(
+        (p) => ownModule(p) || tape.rows.some((r) => r.nodeid !== undefined && r.nodeid.split('::')[0] === p),
+      );
+    const artifacts: { name: string; content: string }[] = [];
+    if (headDiffers) {
+      const onHead = await replayOn(ctx.head.root, ctx.logDir);
+      findings.push(...judgeReplay(onHead));
+      artifacts.push({ name: 'seed_replay.json', content: reportOf(onHead) });
+    }
+    if (!ctx.overlay.sameAsHead) {
+      // Its own log folder: the head replay's io folders were handed to the sandbox user already.
+      const overlay = await replayOn(ctx.overlay.root, path.join(ctx.logDir, 'overlay'));
+      const seen = new Set(findings.map(findingKey));
+      for (const f of judgeReplay(overlay)) {
+        if (seen.has(findingKey(f))) continue;
+        findings.push({
+          ...f,
+          message: `the base's seed property on the head's code: ${f.message}`,
+          evidence: { ...f.evidence, side: 'overlay' },
+        });
+      }
+      artifacts.push({
+        name: headDiffers ? 'seed_replay.overlay.json' : 'seed_replay.json',
+        content: reportOf(overlay),
       });
     }
-    const report = {
-      schema: 'patchgate/seed-replay@1',
-      tape: tape.file,
-      ...(replay.fastCheck ? { fast_check: replay.fastCheck } : {}),
-      processes: replay.processes,
-      replays: replay.replays,
-      counts: replay.counts,
-    };
-    return {
-      findings,
-      artifacts: [{ name: 'seed_replay.json', content: `${JSON.stringify(report, null, 2)}\n` }],
-    };
+    return { findings, artifacts };
   },
 };

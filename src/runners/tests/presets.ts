@@ -46,6 +46,8 @@ export interface TestPreset {
   subsetArgs(ids: TestIdParts[]): string[];
   /** The repo-relative file a test lives in, when the runner's ids tell; the JUnit `file` attribute otherwise. */
   testFile?(id: TestIdParts): string | undefined;
+  /** The arguments that take the place of `{tests}` to run every test of these files, when the runner can. */
+  fileArgs?(files: string[]): string[];
 }
 
 export interface TestCommandConfig {
@@ -180,6 +182,8 @@ const presets: TestPreset[] = [
     subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => vitestNamePattern(id.name)))],
     // Vitest's JUnit classname is the test file, relative to the project root.
     testFile: (id) => id.file ?? (id.classname !== '' ? id.classname : undefined),
+    // Positional filters match a file's path; an exact relative path selects that file.
+    fileArgs: (files) => unique(files),
   },
   {
     name: 'jest',
@@ -224,6 +228,7 @@ const presets: TestPreset[] = [
       const nodeid = pytestNodeId(id);
       return nodeid.includes('::') ? nodeid.slice(0, nodeid.indexOf('::')) : undefined;
     },
+    fileArgs: (files) => unique(files),
   },
   {
     name: 'go',
@@ -270,6 +275,11 @@ export function testFileOf(presetName: string | undefined, id: TestIdParts): str
   return file === undefined || file === '' ? undefined : file.replace(/\\/g, '/');
 }
 
+/** Whether a preset can run every test of given files (`fileArgs`). */
+export function canSelectFiles(presetName: string | undefined): boolean {
+  return TEST_PRESETS.get(presetName ?? 'generic')?.fileArgs !== undefined;
+}
+
 export function presetNames(): string[] {
   return [...TEST_PRESETS.keys()];
 }
@@ -299,7 +309,7 @@ export function checkJunitGlob(glob: string): void {
  */
 export function resolveTestCommand(
   config: TestCommandConfig,
-  opts: { junitPath: string; tests?: TestIdParts[] },
+  opts: { junitPath: string; tests?: TestIdParts[]; files?: string[] },
 ): ResolvedTestCommand {
   const presetName = config.preset ?? 'generic';
   const preset = TEST_PRESETS.get(presetName);
@@ -358,14 +368,24 @@ export function resolveTestCommand(
   if (junitFrom !== undefined) checkJunitGlob(junitFrom);
 
   const hasTests = template.includes(TESTS_PLACEHOLDER);
-  if (opts.tests !== undefined && !hasTests) {
+  if ((opts.tests !== undefined || opts.files !== undefined) && !hasTests) {
     throw new TestRunError(
       'SUBSET_UNSUPPORTED',
       `the test command \`${formatCommand(template)}\` has no ${TESTS_PLACEHOLDER} argument, so it cannot run a subset of tests`,
       { command: template },
     );
   }
-  const subset = opts.tests === undefined ? [] : preset.subsetArgs(opts.tests);
+  if (opts.files !== undefined && (opts.files.length === 0 || preset.fileArgs === undefined)) {
+    throw new RangeError(
+      'resolveTestCommand: files need a preset that can select them, and at least one file',
+    );
+  }
+  const subset =
+    opts.files !== undefined && preset.fileArgs
+      ? preset.fileArgs(opts.files)
+      : opts.tests === undefined
+        ? []
+        : preset.subsetArgs(opts.tests);
   const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? subset : [fill(arg)]));
   return junitFrom === undefined ? { argv, env } : { argv, env, junitFrom };
 }

@@ -7,7 +7,7 @@ import type { Sandbox } from '../../sandbox/sandbox.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
-import { resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
+import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
 import { junitPathFor, runTests, type TestRunResult } from './run-tests.js';
 import { prepareWorktree } from './setup.js';
 
@@ -29,6 +29,12 @@ export interface TestSessionOptions {
    */
   head: { root: string; dependenciesFrom?: string };
   base: { root: string };
+  /**
+   * The overlay (the head's tree with the base's test side). Absent when it
+   * is the head's own tree; `withHead` starts its run together with the
+   * head's first, since a layer will ask for both.
+   */
+  overlay?: { root: string; withHead: boolean };
   /** The scrubbed environment test commands run with. */
   env: Record<string, string>;
   sandbox: Sandbox;
@@ -62,8 +68,29 @@ export class TestSession {
     }
   }
 
-  private prepare(side: 'head' | 'base'): Promise<unknown> {
+  private prepare(side: 'head' | 'base' | 'overlay'): Promise<unknown> {
     let p = this.prepared.get(side);
+    if (!p && side === 'overlay') {
+      // The overlay holds the head's dependency manifests: it borrows what the head installed.
+      const { tests, head, overlay, env, logDir, signal, sandbox } = this.opts;
+      p = this.prepare('head').then(() =>
+        this.timed(() =>
+          prepareWorktree({
+            sandbox,
+            network: tests.setupNetwork,
+            worktree: overlay?.root ?? head.root,
+            setup: tests.setup,
+            env,
+            timeoutMs: tests.timeoutMs,
+            outDir: logDir,
+            label: 'overlay-setup',
+            reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
+            signal,
+          }),
+        ),
+      );
+      this.prepared.set(side, p);
+    }
     if (!p) {
       const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
       p =
@@ -112,13 +139,18 @@ export class TestSession {
     return p;
   }
 
-  private async suite(root: string, label: string, subset?: TestIdParts[]): Promise<SuiteRun> {
+  private async suite(
+    root: string,
+    label: string,
+    subset?: TestIdParts[],
+    files?: string[],
+  ): Promise<SuiteRun> {
     const { tests, env, logDir, signal } = this.opts;
     await mkdir(logDir, { recursive: true });
     const junitPath = junitPathFor(logDir, label);
     const cmd = resolveTestCommand(
       { preset: tests.preset, command: tests.command },
-      { junitPath, ...(subset ? { tests: subset } : {}) },
+      { junitPath, ...(subset ? { tests: subset } : {}), ...(files ? { files } : {}) },
     );
     const run = await runTests({
       sandbox: this.opts.sandbox,
@@ -177,8 +209,29 @@ export class TestSession {
     if (!p) {
       p = this.prepare('head').then(() => this.suite(this.opts.head.root, `head-run-${i + 1}`));
       this.headRuns.set(i, p);
+      // Both are asked for by the gate: run them side by side rather than one after the other.
+      if (i === 0 && this.opts.overlay?.withHead) void this.overlayRun().catch(() => undefined);
     }
     return p;
+  }
+
+  private overlayRunP: Promise<SuiteRun> | undefined;
+
+  /** The base's tests (the overlay's test side) on the head's code; the head's first run when they are the same tree. */
+  overlayRun(): Promise<SuiteRun> {
+    const overlay = this.opts.overlay;
+    if (!overlay) return this.headRun(0);
+    this.overlayRunP ??= this.prepare('overlay').then(() => this.suite(overlay.root, 'overlay-run'));
+    return this.overlayRunP;
+  }
+
+  /** A base run of every test in `files` (test files the patch changed), where the runner can select files. */
+  async baseRunFiles(files: string[] | undefined): Promise<SuiteRun> {
+    await this.prepare('base');
+    const label = `base-rerun-${++this.baseRunCount}`;
+    return files !== undefined && files.length > 0 && canSelectFiles(this.opts.tests.preset)
+      ? this.suite(this.opts.base.root, label, undefined, files)
+      : this.suite(this.opts.base.root, label);
   }
 
   /**

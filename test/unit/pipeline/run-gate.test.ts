@@ -34,6 +34,7 @@ describe('runGate', () => {
       'hits:skipped',
       'seeds:skipped',
       'signatures:skipped',
+      'regression:skipped',
       'stability:skipped',
       'boom:error',
     ]);
@@ -140,13 +141,19 @@ describe('runGate', () => {
   it('prunes the temp folders a killed run left, and only those', async () => {
     const dead = mkdtempSync(path.join(tmpdir(), 'patchgate-base-999999999-'));
     const live = mkdtempSync(path.join(tmpdir(), `patchgate-base-${process.pid}-`));
+    const unowned = mkdtempSync(path.join(tmpdir(), 'patchgate-base-0-'));
     try {
-      const removed = await pruneLeftovers((pid) => pid === process.pid);
+      // Only the made-up pid and 0 are dead (as /proc says): other test files run gates in parallel and
+      // their folders must stay.
+      const removed = await pruneLeftovers((pid) => pid !== 999999999 && pid !== 0);
       expect(removed).toContain(path.basename(dead));
       expect(existsSync(dead)).toBe(false);
       expect(existsSync(live)).toBe(true);
+      // A library caller that gave no pid: a concurrent run must not take its folders away.
+      expect(existsSync(unowned)).toBe(true);
     } finally {
       rmSync(live, { recursive: true, force: true });
+      rmSync(unowned, { recursive: true, force: true });
     }
   });
 

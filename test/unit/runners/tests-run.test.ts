@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/errors.js';
@@ -289,5 +289,21 @@ describe('runTests', () => {
     setup();
     await expect(runTests(opts(['exit', '0'], { label: '../escape' }))).rejects.toThrow(TypeError);
     expect(() => junitPathFor(out, 'a/b')).toThrow(TypeError);
+  });
+});
+
+describe('Sandbox.grant', () => {
+  it('hands a folder made again under the same name to the sandbox user again', async () => {
+    const sandbox = await testSandbox();
+    if (sandbox.isolation.user !== 'separate') return; // same-uid sandboxes own every folder already
+    const dir = path.join(tempDir('pg-grant-'), 'io');
+    mkdirSync(dir);
+    await sandbox.grant(dir);
+    expect(statSync(dir).uid).toBe(sandbox.isolation.uid);
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    expect(statSync(dir).uid).toBe(0);
+    await sandbox.grant(dir);
+    expect(statSync(dir).uid).toBe(sandbox.isolation.uid);
   });
 });
