@@ -289,6 +289,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
+    let prefetched = false;
     for (const layer of pipeline) {
       if (!layer.enabled(config)) {
         layers.push({
@@ -316,6 +317,17 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           reason: 'an earlier layer did not pass (use --all-layers to run it anyway)',
         });
         continue;
+      }
+      // The test runs every test layer needs start with the first layer that runs head code (never before:
+      // the fixtures layer reads the head's checkout, which head code must not be writing meanwhile).
+      if (
+        layer.runsHeadCode &&
+        !prefetched &&
+        tests &&
+        pipeline.some((l) => l.usesTestRuns && l.enabled(config))
+      ) {
+        prefetched = true;
+        tests.prefetch();
       }
       await options.hooks?.onLayerStart?.(layer.name);
       const t0 = clock.now();

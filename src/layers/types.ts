@@ -108,6 +108,8 @@ export interface Layer {
   readonly onlyAfterClean?: boolean;
   /** Starts head code (through the sandbox); never run when the sandbox is required and missing. */
   readonly runsHeadCode?: boolean;
+  /** Reads the head's first test run (the pipeline starts it early, in the background, for such layers). */
+  readonly usesTestRuns?: boolean;
   enabled(config: PatchgateConfig): boolean;
   /** Contract files this layer reads from the base, given the base config. */
   contractFiles(config: PatchgateConfig): NamedContract[];

@@ -246,8 +246,8 @@ def test_adds_up(total, count):
     expect(r.codes).toEqual(['MIN_EXAMPLES_NOT_MET']);
     expect(r.card?.findings[0]?.evidence).toMatchObject({ floor: 100, counted: 20 });
     const report = JSON.parse(readFileSync(repo.path('.patchgate/out/seed_replay.json'), 'utf8'));
-    // Two seeds, one process each: batched by seed value, not run per (property, seed) pair.
-    expect(report.processes.pytest).toBe(2);
+    // Two seeds, one process: every (test, seed) pair replays in the same pytest process.
+    expect(report.processes.pytest).toBe(1);
   });
 
   it('accepts the untouched property at its floor', async () => {

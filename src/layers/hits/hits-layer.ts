@@ -7,6 +7,7 @@ import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import type { Artifact, Layer, LayerContext, NamedContract } from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
+import { overlayScoringNeeded } from './overlay-needed.js';
 import { parsePath } from './perturb/index.js';
 import { PropertyPool } from './pool.js';
 import { FixtureCache, scoreRevision } from './scorer.js';
@@ -79,8 +80,9 @@ export const hitsLayer: Layer = {
     const basePool = poolFor(ctx.base.root);
     const headPool = poolFor(ctx.head.root);
     // The base's property code on the head's code, when the patch touched the test side: the hit surface is
-    // then compared for the same property code on both sides, so editing a property hides nothing.
-    const overlayPool = ctx.overlay.sameAsHead ? undefined : poolFor(ctx.overlay.root);
+    // then compared for the same property code on both sides, so editing a property hides nothing. Skipped
+    // when that code and its fixtures are the base's through and through (it would score as the base did).
+    const overlayPool = (await overlayScoringNeeded(ctx)) ? poolFor(ctx.overlay.root) : undefined;
     try {
       const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
       // All revisions at once: each is mostly waiting for its processes to start and load their modules.

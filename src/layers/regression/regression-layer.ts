@@ -28,13 +28,10 @@ function firstProblem(t: TestOutcome): { kind: string; message: string } {
   return f ? { kind: f.kind, message: f.message } : { kind: t.status, message: '' };
 }
 
-function fileOf(preset: string | undefined, t: TestOutcome): string | undefined {
-  return testFileOf(preset, t);
-}
-
 export const regressionLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
+  usesTestRuns: true,
   enabled: (config: PatchgateConfig) => config.tests !== undefined,
   contractFiles: () => [],
   async run(ctx: LayerContext) {
@@ -81,7 +78,7 @@ export const regressionLayer: Layer = {
     // Ids the overlay must run: the head ran them from a test file the patch left alone.
     const expected = new Set<string>();
     for (const t of headRun.tests) {
-      const file = fileOf(preset, t);
+      const file = testFileOf(preset, t);
       if (file !== undefined && !restored.has(file) && !headOnly.has(file)) expected.add(t.id);
     }
     const notPassing = [...new Set([...overlay.keys(), ...expected])].filter((id) => {
@@ -93,10 +90,10 @@ export const regressionLayer: Layer = {
     // runner can select files: the base inventory of a deleted test file comes from here.
     const files = new Set<string>();
     let unknownFile = false;
-    for (const f of ov.restored) if (ctx.config.tests && (await isRunnableTestFile(ctx, f))) files.add(f);
+    for (const f of ov.restored) if (await isRunnableTestFile(ctx, f)) files.add(f);
     for (const id of notPassing) {
       const t = overlay.get(id)?.[0] ?? headRun.tests.find((x) => x.id === id);
-      const file = t ? fileOf(preset, t) : undefined;
+      const file = t ? testFileOf(preset, t) : undefined;
       if (file === undefined) unknownFile = true;
       else files.add(file);
     }
@@ -105,7 +102,7 @@ export const regressionLayer: Layer = {
       base = await tests.baseRunFiles(unknownFile ? undefined : [...files].sort());
     const baseById = byId(base?.tests ?? []);
     for (const t of base?.tests ?? []) {
-      const file = fileOf(preset, t);
+      const file = testFileOf(preset, t);
       if (file !== undefined && restored.has(file)) expected.add(t.id);
     }
 

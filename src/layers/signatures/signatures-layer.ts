@@ -45,6 +45,7 @@ function nearMiss(
 export const signaturesLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
+  usesTestRuns: true,
   enabled: (config: PatchgateConfig) => config.signatures?.enabled === true && config.tests !== undefined,
   contractFiles: (config: PatchgateConfig): NamedContract[] =>
     config.signatures ? [{ path: config.signatures.freeze, role: 'signatures.freeze' }] : [],

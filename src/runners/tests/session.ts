@@ -215,6 +215,14 @@ export class TestSession {
     return p;
   }
 
+  /**
+   * Starts the head's first run (and the overlay's with it) in the background, so the suites run while
+   * other layers work; a layer that asks for them later gets the same runs, and their failures.
+   */
+  prefetch(): void {
+    void this.headRun(0).catch(() => undefined);
+  }
+
   private overlayRunP: Promise<SuiteRun> | undefined;
 
   /** The base's tests (the overlay's test side) on the head's code; the head's first run when they are the same tree. */

@@ -133,7 +133,8 @@ def test_even(x):
       expect(r.status).toBe('pass');
       return r.examples!;
     });
-    expect(out.processes).toBe(3);
+    // Every (test, seed) pair in one process, each run with its own seed.
+    expect(out.processes).toBe(1);
     expect(out.counts).toHaveLength(1);
     expect(out.counts[0]!.counted).toBe(Math.min(...passing));
     const fewest = out.replays.find((r) => r.examples === Math.min(...passing))!;
@@ -259,7 +260,7 @@ def test_seen(x):
 });
 
 describe('replayPytest: batching', () => {
-  it('3 rows sharing 2 distinct seeds start exactly 2 processes, and every row/seed gets its result', async () => {
+  it('3 rows with 2 distinct seeds run in one process, and every row/seed gets its own result', async () => {
     project({
       'tests/test_a.py': PASSING(11),
       'tests/test_b.py': PASSING(12).replace('test_roundtrip', 'test_b'),
@@ -270,25 +271,52 @@ describe('replayPytest: batching', () => {
       row('b', 'tests/test_b.py::test_b', ['2']),
       row('c', 'tests/test_c.py::test_clamp_keeps_small_values', ['1']),
     ]);
-    expect(out.processes).toBe(2);
+    expect(out.processes).toBe(1);
     expect(out.replays.map((r) => [r.property, r.seed, r.status, r.examples])).toEqual([
       ['a', '1', 'pass', 11],
       ['a', '2', 'pass', 11],
       ['b', '2', 'pass', 12],
       ['c', '1', 'fail', undefined],
     ]);
-    // Seeds in code-point order: "1" is batch 1 with a and c, "2" is batch 2 with a and b.
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual([
-      'tests/test_a.py::test_roundtrip',
-      'tests/test_c.py::test_clamp_keeps_small_values',
-    ]);
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-2.io', 'want.json'), 'utf8'))).toEqual([
-      'tests/test_a.py::test_roundtrip',
-      'tests/test_b.py::test_b',
-    ]);
-    expect(existsSync(path.join(logDir, 'seeds-pytest-3.stdout.log'))).toBe(false);
-    expect(only(out, 'a', '1').log).toBe(path.join(logDir, 'seeds-pytest-1.stdout.log'));
-    expect(only(out, 'b').log).toBe(path.join(logDir, 'seeds-pytest-2.stdout.log'));
+    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual({
+      pairs: [
+        ['tests/test_a.py::test_roundtrip', '1'],
+        ['tests/test_a.py::test_roundtrip', '2'],
+        ['tests/test_b.py::test_b', '2'],
+        ['tests/test_c.py::test_clamp_keeps_small_values', '1'],
+      ],
+    });
+    expect(existsSync(path.join(logDir, 'seeds-pytest-2.stdout.log'))).toBe(false);
+    expect(only(out, 'b').log).toBe(path.join(logDir, 'seeds-pytest-1.stdout.log'));
+  });
+
+  it("replays the tape's seed even where the test pins its own (@seed, derandomize): the tape decides", async () => {
+    const draws = (decorator: string, extra = '') => `
+import os
+from hypothesis import given, seed, settings, strategies as st
+
+${decorator}
+@settings(max_examples=5, database=None${extra})
+@given(st.integers())
+def test_draws(x):
+    with open(os.environ["DRAWS_FILE"], "a") as f:
+        f.write(f"{x}\\n")
+`;
+    const drawn = async (decorator: string, tapeSeed: string, extra = '') => {
+      project({ 'tests/test_draws.py': draws(decorator, extra) });
+      // Inside the checkout: the only place of the host a replay may write.
+      const file = path.join(root, 'draws.txt');
+      writeFileSync(file, '');
+      const out = await replay([row('d', 'tests/test_draws.py::test_draws', [tapeSeed])], {
+        env: { ...ENV, DRAWS_FILE: file },
+      });
+      expect(only(out, 'd').status, only(out, 'd').message).toBe('pass');
+      return readFileSync(file, 'utf8');
+    };
+    const plain = await drawn('', '77');
+    expect(await drawn('@seed(12345)', '77')).toBe(plain);
+    expect(await drawn('', '77', ', derandomize=True')).toBe(plain);
+    expect(await drawn('', '78')).not.toBe(plain);
   });
 
   it('only the wanted tests run: others in the same files are deselected', async () => {
@@ -332,9 +360,9 @@ def test_other():
     expect(only(out, 'gone')).toMatchObject({ status: 'not-found' });
     expect(only(out, 'gone').message).toContain('tests/test_gone.py does not exist');
     expect(only(out, 'a').status).toBe('pass');
-    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual([
-      'tests/test_a.py::test_roundtrip',
-    ]);
+    expect(JSON.parse(readFileSync(path.join(logDir, 'seeds-pytest-1.io', 'want.json'), 'utf8'))).toEqual({
+      pairs: [['tests/test_a.py::test_roundtrip', '5']],
+    });
 
     const none = await replay([row('gone', 'tests/test_gone.py::test_x', ['5'])]);
     expect(none.processes).toBe(0);

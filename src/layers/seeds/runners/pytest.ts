@@ -1,10 +1,11 @@
 /**
  * Replays pytest + Hypothesis rows of the seed tape.
  *
- * One pytest process per distinct rendered seed switch (normally one per seed
- * value), running every test that records that seed: starting Python and
- * collecting is most of the cost of a replay, and the tape's seeds are shared
- * between properties more often than not. Whole test files are passed, never
+ * One pytest process for every (test, seed) pair of the rows that use the
+ * default seed switch: the plugin runs each test once per seed with the seed
+ * set on the test itself (as `@seed()` does), since starting Python and
+ * collecting is most of the cost of a replay. A row with a switch of its own
+ * gets one process per distinct rendered switch. Whole test files are passed, never
  * node ids, because one stale node id makes pytest abort the whole batch
  * (exit 4); the `patchgate_seeds` plugin deselects everything else and writes
  * a JSON report with each wanted test's outcome, its falsifying example and
@@ -89,6 +90,8 @@ interface Member {
 
 interface Batch {
   seed: string;
+  /** Every member in one process, the seed per test (the default switch); else the switch sets it. */
+  pairs: boolean;
   switchArgs: string[];
   key: string;
   members: Member[];
@@ -168,11 +171,12 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
         };
         continue;
       }
-      const switchArgs = renderSwitch(row.seed_switch ?? DEFAULT_SEED_SWITCH, seed);
-      const key = switchArgs.join('\0');
+      const pairs = (row.seed_switch ?? DEFAULT_SEED_SWITCH) === DEFAULT_SEED_SWITCH;
+      const switchArgs = pairs ? [] : renderSwitch(row.seed_switch ?? DEFAULT_SEED_SWITCH, seed);
+      const key = pairs ? '' : switchArgs.join('\0');
       let batch = batches.get(key);
       if (batch === undefined) {
-        batch = { seed, switchArgs, key, members: [] };
+        batch = { seed, pairs, switchArgs, key, members: [] };
         batches.set(key, batch);
       }
       batch.members.push({ row, seed, nodeid, file, slot });
@@ -211,7 +215,8 @@ async function runBatch(
   const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
   await rm(io, { recursive: true, force: true });
   await mkdir(io, { recursive: true });
-  await writeFile(wantFile, `${JSON.stringify(nodeids, null, 1)}\n`);
+  const want = batch.pairs ? { pairs: batch.members.map((m) => [m.nodeid, m.seed]) } : nodeids;
+  await writeFile(wantFile, `${JSON.stringify(want, null, 1)}\n`);
   await opts.sandbox.grant(io);
 
   const pythonPath = opts.env.PYTHONPATH;
@@ -271,7 +276,10 @@ async function runBatch(
     return false;
   }
   const log = run.stdoutFile;
-  const what = `seed ${batch.seed}, ${nodeids.length} test${nodeids.length === 1 ? '' : 's'}`;
+  const tests = `${nodeids.length} test${nodeids.length === 1 ? '' : 's'}`;
+  const what = batch.pairs
+    ? `${batch.members.length} (test, seed) pair${batch.members.length === 1 ? '' : 's'}, ${tests}`
+    : `seed ${batch.seed}, ${tests}`;
 
   if (run.timedOut) {
     const message = `pytest did not finish within ${seconds(opts.timeoutMs)} (${what})`;
@@ -310,7 +318,7 @@ async function runBatch(
     } else if (broken !== undefined || report === undefined) {
       fill(m, { status: 'error', message: broken ?? 'no report', log });
     } else {
-      const rec = report.tests[m.nodeid];
+      const rec = report.tests[batch.pairs ? `${m.nodeid}\u0000${m.seed}` : m.nodeid];
       if (rec === undefined || !report.collected.includes(m.nodeid)) {
         fill(m, { status: 'not-found', message: notFound(m.row.nodeid ?? m.nodeid), log });
         continue;

@@ -8,7 +8,11 @@ many examples Hypothesis actually ran.
 
 Environment:
   PATCHGATE_SEEDS_WANT    path of a JSON list of wanted node ids, relative to
-                          the directory pytest is started in
+                          the directory pytest is started in (the seed comes
+                          from --hypothesis-seed); or of {"pairs": [[nodeid,
+                          seed], ...]}: every pair in this one process, each
+                          test run once per seed with that seed set on the
+                          test itself, and reported per pair
   PATCHGATE_SEEDS_REPORT  path of the JSON report written at session finish
 
 Without both variables the plugin does nothing. Standard library, pytest and
@@ -39,9 +43,15 @@ FAILING_PREFIX = "Falsifying"
 MAX_TEXT = 20_000
 
 
+PAIR_SEP = "\u0000"
+
+
 class _State:
-    def __init__(self, wanted, report_path, invocation_dir):
+    def __init__(self, wanted, report_path, invocation_dir, seeds_of=None):
         self.wanted = wanted
+        # pairs mode: wanted id -> seeds, in tape order; None when the seed is the session's
+        self.seeds_of = seeds_of
+        self.current_seed = None
         self.report_path = report_path
         self.invocation_dir = invocation_dir
         self.key_of_nodeid = {}
@@ -98,8 +108,16 @@ def pytest_configure(config):
     if not want_path or not report_path:
         return
     with open(want_path, encoding="utf-8") as f:
-        wanted = [_normalize(w) for w in json.load(f)]
-    _state = _State(wanted, report_path, str(config.invocation_params.dir))
+        want = json.load(f)
+    seeds_of = None
+    if isinstance(want, dict):
+        seeds_of = {}
+        for nodeid, seed in want["pairs"]:
+            seeds_of.setdefault(_normalize(nodeid), []).append(str(seed))
+        wanted = list(seeds_of)
+    else:
+        wanted = [_normalize(w) for w in want]
+    _state = _State(wanted, report_path, str(config.invocation_params.dir), seeds_of)
     _drop_database_from_profile()
 
 
@@ -165,7 +183,40 @@ def pytest_deselected(items):
             _state.deselected.setdefault(want, "deselected by the test configuration (-k, -m or a plugin)")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Pairs mode: the item once per seed, the seed set on the test the way @seed() sets it."""
+    if _state is None or _state.seeds_of is None:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    key = _state.key_of_nodeid.get(item.nodeid) or _item_key(item)
+    seeds = []
+    for want in _wanted_for(key):
+        for seed in _state.seeds_of.get(want, ()):
+            if seed not in seeds:
+                seeds.append(seed)
+    obj = getattr(item, "obj", None)
+    fn = getattr(obj, "__func__", obj)
+    hypothesis_test = fn is not None and getattr(fn, "is_hypothesis_test", False)
+    for i, seed in enumerate(seeds):
+        _state.current_seed = seed
+        if hypothesis_test:
+            # What @seed(n) sets, and what Hypothesis reads before --hypothesis-seed or derandomize: the tape's
+            # seed decides this run, whatever the test's own settings say.
+            fn._hypothesis_internal_use_seed = int(seed)
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        # Until the last seed, tear down the item only: its module and class fixtures serve the next run.
+        last = i == len(seeds) - 1
+        runtestprotocol(item, log=True, nextitem=nextitem if last else item.parent)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    _state.current_seed = None
+    return True
+
+
 def _record(key):
+    if _state.current_seed is not None:
+        key = key + PAIR_SEP + _state.current_seed
     rec = _state.items.get(key)
     if rec is None:
         rec = {"outcome": None, "runs": [], "explicit": 0}
@@ -340,9 +391,10 @@ def _error_lines(text):
     return "\n".join(chosen)[-MAX_TEXT:]
 
 
-def _aggregate(want):
-    keys = _state.matched.get(want, [])
-    result = {"items": keys, "outcome": None}
+def _aggregate(want, seed=None):
+    items = _state.matched.get(want, [])
+    keys = items if seed is None else [k + PAIR_SEP + seed for k in items]
+    result = {"items": items, "outcome": None}
     runs = []
     explicit = 0
     for key in keys:
@@ -390,7 +442,11 @@ def pytest_sessionfinish(session, exitstatus):
         "distributed": bool(session.config.pluginmanager.hasplugin("dsession")),
         "collected": collected,
         "collect_errors": _state.collect_errors,
-        "tests": {w: _aggregate(w) for w in collected},
+        "tests": (
+            {w: _aggregate(w) for w in collected}
+            if _state.seeds_of is None
+            else {w + PAIR_SEP + s: _aggregate(w, s) for w in collected for s in _state.seeds_of[w]}
+        ),
     }
     tmp = _state.report_path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
