@@ -9,9 +9,9 @@
  * scored there. Read with the TypeScript compiler's import scanner, never run.
  */
 import path from 'node:path';
-import ts from 'typescript';
 import { testSideFor } from '../../overlay/test-side.js';
 import { findModules } from '../../util/find-modules.js';
+import { loadTypescript } from '../../util/typescript.js';
 import type { LayerContext } from '../types.js';
 
 const SELF_CONTAINED = /^(patchgate(\/.*)?|node:.*|fast-check)$/;
@@ -28,6 +28,7 @@ export async function overlayScoringNeeded(ctx: LayerContext): Promise<boolean> 
   )
     return true;
   const side = testSideFor(ctx.config);
+  const ts = await loadTypescript();
   const pending = await findModules(ctx.base.root, hits.properties);
   const seen = new Set<string>();
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {

@@ -11,6 +11,7 @@
  * copy of the file already had is not this patch's doing.
  */
 import { testSideFor } from '../../overlay/test-side.js';
+import { loadTypescript } from '../../util/typescript.js';
 import type { Finding, LayerContext } from '../types.js';
 import { jsReach } from './reach-js.js';
 import { pythonReach } from './reach-python.js';
@@ -33,11 +34,12 @@ export async function reachFindings(ctx: LayerContext, layer: string): Promise<F
     })),
   );
   const perFile = new Map<string, { head: Reach[]; base: Reach[] }>();
+  const ts = await loadTypescript();
   for (const t of texts) {
     if (!JS_FILE.test(t.change.path)) continue;
     perFile.set(t.change.path, {
-      head: t.head === undefined ? [] : jsReach(t.change.path, t.head, side.isTestPath),
-      base: t.base === undefined ? [] : jsReach(t.change.path, t.base, side.isTestPath),
+      head: t.head === undefined ? [] : jsReach(ts, t.change.path, t.head, side.isTestPath),
+      base: t.base === undefined ? [] : jsReach(ts, t.change.path, t.base, side.isTestPath),
     });
   }
   const python = texts.filter((t) => PY_FILE.test(t.change.path));
