@@ -67,7 +67,7 @@ export function seedsAddArgv(
     ...(idFirst ? [r.property] : []),
     ...flag('seed', r.seed),
     ...(runner === 'fast-check' && r.path !== undefined ? flag('path', r.path) : []),
-    ...(runner === 'fast-check' && r.shrunk !== undefined
+    ...((runner === 'fast-check' || runner === 'pytest') && r.shrunk !== undefined
       ? flag('counterexample', JSON.stringify(r.shrunk))
       : []),
     ...(idFirst ? [] : ['--', r.property]),

@@ -27,7 +27,7 @@ export interface SeedReplay {
   message?: string;
   /** The counterexample as the runner printed it (fast-check's stringify, Hypothesis's "Falsifying example"). */
   counterexample?: string;
-  /** The shrunk value as data, where the runner gives one (fast-check). */
+  /** The shrunk value as data, where the runner gives one (fast-check: the tuple; pytest: the arguments by name). */
   shrunk?: unknown;
   /** fast-check's path to the counterexample, to record on the tape. */
   path?: string;

@@ -18,7 +18,7 @@ export interface AddSeedRequest {
   seed: string;
   /** fast-check replay path. */
   path?: string;
-  /** The shrunk counterexample (fast-check: the tuple of arguments); `undefined` when not given. */
+  /** The shrunk counterexample (fast-check: the tuple of arguments; pytest: the arguments by name). */
   counterexample?: unknown;
   note?: string;
   minExamples?: number;
@@ -201,15 +201,17 @@ function checkForRunner(req: AddSeedRequest, runner: TapeRunner): void {
         `--counterexample must be the JSON array of the property's arguments (fast-check's counterexample tuple, e.g. [3,-1]), got ${JSON.stringify(req.counterexample)}`,
       );
   } else {
-    for (const [flag, given] of [
-      ['--path', req.path !== undefined],
-      ['--counterexample', req.counterexample !== undefined],
-    ] as const) {
-      if (given)
-        fail(
-          `${flag} only applies to fast-check rows, and '${req.id}' is a ${runner} row: it replays the seed alone`,
-        );
-    }
+    if (req.path !== undefined)
+      fail(`--path only applies to fast-check rows, and '${req.id}' is a ${runner} row: it replays the seed alone`);
+    const ce = req.counterexample;
+    if (ce !== undefined && runner !== 'pytest')
+      fail(
+        `--counterexample only applies to fast-check and pytest rows, and '${req.id}' is a ${runner} row: it replays the seed alone`,
+      );
+    if (ce !== undefined && (ce === null || typeof ce !== 'object' || Array.isArray(ce)))
+      fail(
+        `--counterexample must be the JSON object of the test's arguments by name (e.g. {"total":1,"count":2}), got ${JSON.stringify(ce)}`,
+      );
   }
   if (req.seedSwitch !== undefined) {
     if (runner !== 'pytest')

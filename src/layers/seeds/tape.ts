@@ -61,7 +61,7 @@ const seedObject = z.strictObject({
     .json()
     .optional()
     .describe(
-      'The shrunk counterexample as JSON (for fast-check, the tuple of arguments). Replayed as an explicit example, so filtering the generator cannot hide it.',
+      "The shrunk counterexample as JSON (fast-check: the tuple of arguments; pytest: the test's arguments by name). Replayed as an explicit example, so no change to the generator can hide it.",
     ),
   note: z.string().optional().describe('What the counterexample found, for the humans reading the tape.'),
 });
@@ -194,14 +194,28 @@ function* ruleProblems(
         if (n < INT32_MIN || n > INT32_MAX) {
           at('seeds', `seed ${seed} is outside fast-check's 32-bit seed range [${INT32_MIN}, ${INT32_MAX}].`);
         }
-      } else if (
-        typeof entry !== 'string' &&
-        (entry.path !== undefined || entry.counterexample !== undefined)
-      ) {
-        at(
-          'seeds',
-          `seed ${seed} has a ${entry.path !== undefined ? 'path' : 'counterexample'}, which only fast-check rows can replay; a ${runner} row replays the seed alone.`,
-        );
+      } else if (typeof entry !== 'string' && entry.path !== undefined) {
+        at('seeds', `seed ${seed} has a path, which only fast-check rows can replay; a ${runner} row has no replay path.`);
+      } else if (typeof entry !== 'string' && entry.counterexample !== undefined) {
+        const ce = entry.counterexample;
+        if (runner !== 'pytest') {
+          at(
+            'seeds',
+            `seed ${seed} has a counterexample, which only fast-check and pytest rows can replay; a ${runner} row replays the seed alone.`,
+          );
+        } else if (ce === null || typeof ce !== 'object' || Array.isArray(ce)) {
+          at(
+            'seeds',
+            `seed ${seed}: a pytest counterexample is the test's arguments by name, e.g. {"total": 1, "count": 2}; got ${JSON.stringify(ce)}.`,
+          );
+        } else if (!Object.keys(ce).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))) {
+          at('seeds', `seed ${seed}: every key of a pytest counterexample must be a Python argument name.`);
+        } else if (row.seed_switch !== undefined && row.seed_switch !== DEFAULT_SEED_SWITCH) {
+          at(
+            'seeds',
+            `seed ${seed} has a counterexample, which needs the default seed switch (the replay sets it on the test itself); this row has seed_switch ${JSON.stringify(row.seed_switch)}.`,
+          );
+        }
       }
     });
 

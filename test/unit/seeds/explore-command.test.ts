@@ -87,6 +87,21 @@ describe('seedsAddArgv', () => {
     ]);
   });
 
+  it("offers a pytest row's failing arguments by name as its counterexample, never a path", () => {
+    expect(
+      seedsAddArgv({ property: 'split', seed: '7', path: '1', shrunk: { total: 1, count: 2 } }, 'pytest'),
+    ).toEqual([
+      'patchgate',
+      'seeds',
+      'add',
+      'split',
+      '--seed',
+      '7',
+      '--counterexample',
+      '{"total":1,"count":2}',
+    ]);
+  });
+
   it('quotes for the shell, single quotes included', () => {
     expect(shellQuote('plain-1:2')).toBe('plain-1:2');
     expect(shellQuote('')).toBe("''");

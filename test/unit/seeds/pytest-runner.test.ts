@@ -259,6 +259,43 @@ def test_seen(x):
   });
 });
 
+describe('replayPytest: stored counterexamples', () => {
+  const NARROW = `
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=20, database=None)
+@given(x=st.integers(min_value=0, max_value=10**6))
+def test_small(x):
+    assert x != -1000
+`;
+
+  it('replays a stored counterexample the generator can no longer reach, and says so (via counterexample)', async () => {
+    project({ 'tests/test_small.py': NARROW });
+    const failing = await replay([
+      row('small', 'tests/test_small.py::test_small', [], {
+        seeds: [{ seed: '5', counterexample: { x: -1000 } }, { seed: '6' }],
+      }),
+    ]);
+    expect(failing.processes).toBe(1);
+    expect(only(failing, 'small', '5')).toMatchObject({ status: 'fail', via: 'counterexample' });
+    expect(only(failing, 'small', '5').counterexample).toContain('x=-1000');
+    // The arguments as data, read from Hypothesis's report with ast.literal_eval: what `explore` offers the tape.
+    expect(only(failing, 'small', '5').shrunk).toEqual({ x: -1000 });
+    // The stored example belongs to its own seed's run only.
+    expect(only(failing, 'small', '6')).toMatchObject({ status: 'pass', examples: 20 });
+  });
+
+  it('counts only generated examples when the stored counterexample passes', async () => {
+    project({ 'tests/test_small.py': NARROW });
+    const out = await replay([
+      row('small', 'tests/test_small.py::test_small', [], {
+        seeds: [{ seed: '5', counterexample: { x: 3 } }],
+      }),
+    ]);
+    expect(only(out, 'small')).toMatchObject({ status: 'pass', examples: 20 });
+  });
+});
+
 describe('replayPytest: batching', () => {
   it('3 rows with 2 distinct seeds run in one process, and every row/seed gets its own result', async () => {
     project({

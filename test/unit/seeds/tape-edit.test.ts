@@ -240,13 +240,15 @@ describe('addSeed: runner rules', () => {
     expect(add({ id: 'invoice_total_non_negative', seed: '99999999999' }).changed).toBe(true);
   });
 
-  it('takes a path or counterexample only on fast-check rows', () => {
+  it('takes a path only on fast-check rows, and a pytest counterexample only as arguments by name', () => {
     expect(errorOf(() => add({ id: 'invoice_total_non_negative', seed: '1', path: '1' })).message).toBe(
       "seeds add: --path only applies to fast-check rows, and 'invoice_total_non_negative' is a pytest row: it replays the seed alone",
     );
     expect(
       errorOf(() => add({ id: 'invoice_total_non_negative', seed: '1', counterexample: [1] })).message,
-    ).toContain('--counterexample only applies to fast-check rows');
+    ).toContain("--counterexample must be the JSON object of the test's arguments by name");
+    const added = add({ id: 'invoice_total_non_negative', seed: '1', counterexample: { total: -1 } });
+    expect(added.changed).toBe(true);
   });
 
   it("wants a fast-check counterexample to be the tuple of the property's arguments", () => {

@@ -125,7 +125,13 @@ describe('seed tape', () => {
           seeds: [],
           command: ['run', '{seed}', '{oops}'],
         },
-        { id: 'd', runner: 'command', nodeid: 'x', min_examples: 1, seeds: [] },
+        {
+          id: 'd',
+          runner: 'command',
+          nodeid: 'x',
+          min_examples: 1,
+          seeds: [{ seed: '2', counterexample: { x: 1 } }],
+        },
         { id: 'e', nodeid: 't.py::t', min_examples: 1, seeds: [{ seed: '1', counterexample: 1 }] },
         { id: 'e', runner: 'fast-check', min_examples: 1, seeds: [] },
       ],
@@ -138,7 +144,10 @@ describe('seed tape', () => {
         expect.stringMatching(/properties\[2\]\.command: never uses \{report\}/),
         expect.stringMatching(/properties\[3\]: is a command row and needs a `command`/),
         expect.stringMatching(
-          /properties\[4\]\.seeds: seed 1 has a counterexample, which only fast-check rows/,
+          /properties\[3\]\.seeds: seed 2 has a counterexample, which only fast-check and pytest rows can replay/,
+        ),
+        expect.stringMatching(
+          /properties\[4\]\.seeds: seed 1: a pytest counterexample is the test's arguments by name/,
         ),
         expect.stringMatching(/properties\[5\]\.id: repeats the id of properties\[4\]/),
       ]),

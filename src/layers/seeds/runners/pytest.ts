@@ -62,6 +62,7 @@ const testRecord = z.object({
   reason: z.string().optional(),
   message: z.string().optional(),
   falsifying: z.string().optional(),
+  arguments: z.record(z.string(), z.json()).optional(),
   error_when: z.string().optional(),
   examples: z.number().int().nonnegative().nullable(),
   stopped_because: z.string().nullable().optional(),
@@ -82,6 +83,8 @@ type PluginReport = z.output<typeof pluginReport>;
 interface Member {
   row: TapeRow;
   seed: string;
+  /** The stored counterexample (the test's arguments by name), replayed as an explicit example first. */
+  counterexample?: unknown;
   nodeid: string;
   file: string;
   /** Position in the outcome's replays. */
@@ -149,7 +152,7 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
   const fileExists = new Map<string, Promise<boolean>>();
 
   for (const row of rows) {
-    for (const { seed } of row.seeds) {
+    for (const { seed, counterexample } of row.seeds) {
       const slot = replays.push({ property: row.id, seed, status: 'not-run' }) - 1;
       if (row.nodeid === undefined) {
         replays[slot] = { property: row.id, seed, status: 'error', message: 'the pytest row has no nodeid' };
@@ -179,7 +182,7 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
         batch = { seed, pairs, switchArgs, key, members: [] };
         batches.set(key, batch);
       }
-      batch.members.push({ row, seed, nodeid, file, slot });
+      batch.members.push({ row, seed, nodeid, file, slot, ...(counterexample !== undefined ? { counterexample } : {}) });
     }
   }
 
@@ -215,7 +218,13 @@ async function runBatch(
   const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
   await rm(io, { recursive: true, force: true });
   await mkdir(io, { recursive: true });
-  const want = batch.pairs ? { pairs: batch.members.map((m) => [m.nodeid, m.seed]) } : nodeids;
+  const want = batch.pairs
+    ? {
+        pairs: batch.members.map((m) =>
+          m.counterexample === undefined ? [m.nodeid, m.seed] : [m.nodeid, m.seed, m.counterexample],
+        ),
+      }
+    : nodeids;
   await writeFile(wantFile, `${JSON.stringify(want, null, 1)}\n`);
   await opts.sandbox.grant(io);
 
@@ -358,6 +367,9 @@ function fromRecord(rec: TestRecord): Omit<SeedReplay, 'property' | 'seed'> {
         status: 'fail',
         message: rec.message ?? 'the test failed',
         ...(rec.falsifying ? { counterexample: rec.falsifying } : {}),
+        ...(rec.arguments ? { shrunk: rec.arguments } : {}),
+        // Hypothesis names an explicit example's failure so: the tape's stored counterexample found it.
+        ...(rec.falsifying?.startsWith('Falsifying explicit example') ? { via: 'counterexample' as const } : {}),
       };
     case 'skipped':
       return { status: 'not-run', message: `skipped: ${reason ?? 'no reason given'}` };

@@ -10,9 +10,12 @@ Environment:
   PATCHGATE_SEEDS_WANT    path of a JSON list of wanted node ids, relative to
                           the directory pytest is started in (the seed comes
                           from --hypothesis-seed); or of {"pairs": [[nodeid,
-                          seed], ...]}: every pair in this one process, each
-                          test run once per seed with that seed set on the
-                          test itself, and reported per pair
+                          seed, counterexample?], ...]}: every pair in this
+                          one process, each test run once per seed with that
+                          seed set on the test itself, and reported per pair;
+                          a counterexample (the test's arguments by name) is
+                          run first, as an explicit example, so no generator
+                          change can route around it
   PATCHGATE_SEEDS_REPORT  path of the JSON report written at session finish
 
 Without both variables the plugin does nothing. Standard library, pytest and
@@ -51,6 +54,7 @@ class _State:
         self.wanted = wanted
         # pairs mode: wanted id -> seeds, in tape order; None when the seed is the session's
         self.seeds_of = seeds_of
+        self.counterexample_of = {}  # (wanted id, seed) -> the test's arguments by name
         self.current_seed = None
         self.report_path = report_path
         self.invocation_dir = invocation_dir
@@ -112,12 +116,18 @@ def pytest_configure(config):
     seeds_of = None
     if isinstance(want, dict):
         seeds_of = {}
-        for nodeid, seed in want["pairs"]:
-            seeds_of.setdefault(_normalize(nodeid), []).append(str(seed))
+        counterexamples = {}
+        for pair in want["pairs"]:
+            nodeid, seed = _normalize(pair[0]), str(pair[1])
+            seeds_of.setdefault(nodeid, []).append(seed)
+            if len(pair) > 2:
+                counterexamples[(nodeid, seed)] = pair[2]
         wanted = list(seeds_of)
     else:
         wanted = [_normalize(w) for w in want]
+        counterexamples = {}
     _state = _State(wanted, report_path, str(config.invocation_params.dir), seeds_of)
+    _state.counterexample_of = counterexamples
     _drop_database_from_profile()
 
 
@@ -192,10 +202,13 @@ def pytest_runtest_protocol(item, nextitem):
 
     key = _state.key_of_nodeid.get(item.nodeid) or _item_key(item)
     seeds = []
+    counterexample_for = {}
     for want in _wanted_for(key):
         for seed in _state.seeds_of.get(want, ()):
             if seed not in seeds:
                 seeds.append(seed)
+            if (want, seed) in _state.counterexample_of:
+                counterexample_for.setdefault(seed, _state.counterexample_of[(want, seed)])
     obj = getattr(item, "obj", None)
     fn = getattr(obj, "__func__", obj)
     hypothesis_test = fn is not None and getattr(fn, "is_hypothesis_test", False)
@@ -205,13 +218,45 @@ def pytest_runtest_protocol(item, nextitem):
             # What @seed(n) sets, and what Hypothesis reads before --hypothesis-seed or derandomize: the tape's
             # seed decides this run, whatever the test's own settings say.
             fn._hypothesis_internal_use_seed = int(seed)
+        restore = _with_counterexample(fn, counterexample_for.get(seed)) if hypothesis_test else None
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         # Until the last seed, tear down the item only: its module and class fixtures serve the next run.
         last = i == len(seeds) - 1
-        runtestprotocol(item, log=True, nextitem=nextitem if last else item.parent)
+        try:
+            runtestprotocol(item, log=True, nextitem=nextitem if last else item.parent)
+        finally:
+            if restore is not None:
+                restore()
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     _state.current_seed = None
     return True
+
+
+def _with_counterexample(fn, arguments):
+    """Adds the stored counterexample as an explicit example of this run (explicit phase on); returns the undo."""
+    if not isinstance(arguments, dict):
+        return None
+    from hypothesis import Phase, example
+
+    had = "hypothesis_explicit_examples" in fn.__dict__
+    before = list(getattr(fn, "hypothesis_explicit_examples", ()) or ())
+    before_settings = getattr(fn, "_hypothesis_internal_use_settings", None)
+    fn.hypothesis_explicit_examples = list(before)
+    example(**arguments)(fn)
+    if before_settings is not None and Phase.explicit not in before_settings.phases:
+        fn._hypothesis_internal_use_settings = _state.settings_cls(
+            parent=before_settings, phases=(Phase.explicit, *before_settings.phases)
+        )
+
+    def restore():
+        if had:
+            fn.hypothesis_explicit_examples = before
+        else:
+            del fn.hypothesis_explicit_examples
+        if before_settings is not None:
+            fn._hypothesis_internal_use_settings = before_settings
+
+    return restore
 
 
 def _record(key):
@@ -304,6 +349,9 @@ def pytest_runtest_makereport(item, call):
     falsifying = _falsifying_from_notes(exc) or _falsifying_from_text(str(report.longrepr))
     if falsifying:
         rec["falsifying"] = falsifying
+        arguments = _arguments_of(falsifying)
+        if arguments is not None:
+            rec["arguments"] = arguments
 
 
 def pytest_runtest_logreport(report):
@@ -385,6 +433,40 @@ def _falsifying_from_text(text):
     return "\n\n".join(blocks)[:MAX_TEXT]
 
 
+def _arguments_of(falsifying):
+    """The falsifying call's arguments by name, when every one is a plain literal that JSON can carry.
+
+    Hypothesis prints `Falsifying example: test_x(total=1, count=2)`; the call is parsed with ast and each
+    value read with literal_eval (never evaluated), so `explore` can offer it for the tape.
+    """
+    import ast
+
+    first = falsifying.split("\n\n")[0]
+    call = first.split(":", 1)[1].strip() if ":" in first else ""
+    try:
+        node = ast.parse(call, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, ast.Call) or node.args:
+        return None
+    out = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            return None
+        try:
+            value = ast.literal_eval(kw.value)
+        except (ValueError, SyntaxError, TypeError, RecursionError):
+            return None
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            return None
+        if isinstance(value, tuple):
+            return None
+        out[kw.arg] = value
+    return out
+
+
 def _error_lines(text):
     lines = [ln for ln in text.splitlines() if ln.startswith("E ")]
     chosen = [ln[1:].strip() for ln in lines] if lines else [ln for ln in text.splitlines() if ln.strip()][-5:]
@@ -404,7 +486,7 @@ def _aggregate(want, seed=None):
         explicit = max(explicit, rec.get("explicit", 0))
         if result["outcome"] is None or RANK[outcome] > RANK[result["outcome"]]:
             result["outcome"] = outcome
-            for field in ("reason", "message", "falsifying", "error_when"):
+            for field in ("reason", "message", "falsifying", "arguments", "error_when"):
                 result.pop(field, None)
                 if field in rec:
                     result[field] = rec[field]
