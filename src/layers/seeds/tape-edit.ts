@@ -202,7 +202,9 @@ function checkForRunner(req: AddSeedRequest, runner: TapeRunner): void {
       );
   } else {
     if (req.path !== undefined)
-      fail(`--path only applies to fast-check rows, and '${req.id}' is a ${runner} row: it replays the seed alone`);
+      fail(
+        `--path only applies to fast-check rows, and '${req.id}' is a ${runner} row: it replays the seed alone`,
+      );
     const ce = req.counterexample;
     if (ce !== undefined && runner !== 'pytest')
       fail(

@@ -195,7 +195,10 @@ function* ruleProblems(
           at('seeds', `seed ${seed} is outside fast-check's 32-bit seed range [${INT32_MIN}, ${INT32_MAX}].`);
         }
       } else if (typeof entry !== 'string' && entry.path !== undefined) {
-        at('seeds', `seed ${seed} has a path, which only fast-check rows can replay; a ${runner} row has no replay path.`);
+        at(
+          'seeds',
+          `seed ${seed} has a path, which only fast-check rows can replay; a ${runner} row has no replay path.`,
+        );
       } else if (typeof entry !== 'string' && entry.counterexample !== undefined) {
         const ce = entry.counterexample;
         if (runner !== 'pytest') {

@@ -182,7 +182,14 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
         batch = { seed, pairs, switchArgs, key, members: [] };
         batches.set(key, batch);
       }
-      batch.members.push({ row, seed, nodeid, file, slot, ...(counterexample !== undefined ? { counterexample } : {}) });
+      batch.members.push({
+        row,
+        seed,
+        nodeid,
+        file,
+        slot,
+        ...(counterexample !== undefined ? { counterexample } : {}),
+      });
     }
   }
 
@@ -369,7 +376,9 @@ function fromRecord(rec: TestRecord): Omit<SeedReplay, 'property' | 'seed'> {
         ...(rec.falsifying ? { counterexample: rec.falsifying } : {}),
         ...(rec.arguments ? { shrunk: rec.arguments } : {}),
         // Hypothesis names an explicit example's failure so: the tape's stored counterexample found it.
-        ...(rec.falsifying?.startsWith('Falsifying explicit example') ? { via: 'counterexample' as const } : {}),
+        ...(rec.falsifying?.startsWith('Falsifying explicit example')
+          ? { via: 'counterexample' as const }
+          : {}),
       };
     case 'skipped':
       return { status: 'not-run', message: `skipped: ${reason ?? 'no reason given'}` };
