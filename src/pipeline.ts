@@ -196,7 +196,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       head: await FrozenContracts.read(repo, headTree, frozenPaths, 'the head', config.limits.contractBytes),
     };
 
-    const overlayTree = await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config));
+    // Only head code runs on the overlay: with no such layer on, it is not even written out.
+    const overlayTree = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
+      ? await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config))
+      : { tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] };
     const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
     const sandbox =
       options.sandbox ??
