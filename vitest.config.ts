@@ -9,9 +9,9 @@ export default defineConfig({
     // Each file in its own process: e2e tests spawn git and the CLI, and one test switches euid.
     pool: 'forks',
     // Most test time is spent waiting on child processes (git, the CLI, sandboxed runners), not on a CPU:
-    // with three files at a time two cores were busy only 60% of the run; four keep them busy (331 s
-    // against 364 s for the whole suite here) without starving the runs that measure timeouts.
-    maxWorkers: 4,
+    // three files at a time keep two cores busy without starving the runs that measure timeouts (four
+    // saved 10% here, and made a harness-timeout test lose its race on a fresh clone).
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -280,7 +280,8 @@ describe('HarnessClient with a misbehaving harness', () => {
   });
 
   it('a timeout kills what the harness started, too', async () => {
-    const client = await start('hang-with-child', { timeoutMs: 100 });
+    // Long enough for the harness to start its grandchild on a loaded machine: this pins the kill, not a speed.
+    const client = await start('hang-with-child', { timeoutMs: 1500 });
     const err = await harnessError(client.check('p', fixtures(1)));
     expect(err.code).toBe('HARNESS_TIMEOUT');
     expect(client.stderrTail().join('\n')).toMatch(/grandchild \d+/);
