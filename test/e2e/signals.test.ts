@@ -23,7 +23,7 @@ describe('interrupting a check', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('stops every head process, removes its checkouts on %s and exits %i within two seconds', async (signal, expected) => {
+  ] as const)('stops every head process, removes its checkouts on %s and exits %i without waiting for the check', async (signal, expected) => {
     const repo = hitsRepo(
       { properties: ['properties/*.ts'], timeoutMs: 600_000 },
       { 'properties/spin.ts': SPINNING },
@@ -80,7 +80,7 @@ function bigLock(n: number): string {
 }
 
 describe('interrupting a check while it reads a large contract file', () => {
-  it('exits 143 within 1.5 s of SIGTERM while reading a million-entry lock, leaving no temp folder', async () => {
+  it('exits 143 on SIGTERM while reading a million-entry lock, without finishing the read, leaving no temp folder', async () => {
     // A million entries take several seconds to read here; the signal must not wait for that.
     const lock = bigLock(1_000_000);
     const repo = GitDir.create();

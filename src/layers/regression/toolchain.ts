@@ -223,14 +223,22 @@ export async function toolchainFindings(ctx: LayerContext, layer: string): Promi
       if (details.length > 0) push(p, what, details);
     }
   }
-  // One finding per committed node_modules folder, not one per file in it.
-  const seen = new Set<string>();
+  // One finding per committed node_modules folder, not one per file in it: it names the folder and counts them.
+  const folders = new Map<string, Finding>();
   return findings.filter((f) => {
     const m = /^(.*?node_modules)\//.exec(String(f.evidence.path));
     if (!m) return true;
-    if (seen.has(m[1] ?? '')) return false;
-    seen.add(m[1] ?? '');
-    f.evidence.path = m[1] ?? '';
+    const folder = m[1] ?? '';
+    const first = folders.get(folder);
+    if (first) {
+      (first.evidence.changes as string[]).push(...(f.evidence.changes as string[]));
+      const n = (first.evidence.changes as string[]).length;
+      first.message = `${folder}: the patch changes the test toolchain (${first.evidence.what}): ${n} files`;
+      return false;
+    }
+    folders.set(folder, f);
+    f.evidence.path = folder;
+    f.message = `${folder}: the patch changes the test toolchain (${f.evidence.what}): ${(f.evidence.changes as string[]).join('; ')}`;
     return true;
   });
 }

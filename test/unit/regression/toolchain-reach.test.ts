@@ -198,6 +198,9 @@ describe('toolchainFindings: vendored tools and start-up hooks', () => {
     );
     expect(findings).toHaveLength(1);
     expect(findings[0]?.evidence.path).toBe('node_modules');
+    // The message names the folder and how much of it, not the first file alone.
+    expect(findings[0]?.message).toMatch(/^node_modules: .*: 3 files$/);
+    expect(findings[0]?.evidence.changes).toHaveLength(3);
   });
 
   it("reports a committed node_modules package's package.json changed on its own", async () => {
