@@ -14,14 +14,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 const cli = path.join(repoRoot, 'dist', 'cli', 'bin.js');
-const args = process.argv.slice(2);
-const runsIdx = args.indexOf('--runs');
-const RUNS = runsIdx >= 0 ? Math.max(1, Number(args[runsIdx + 1]) || 3) : 3;
+const args = benchArgs();
+const RUNS = args.runs;
 const FILES = 50;
 const TESTS_PER_FILE = 10;
 const PROPERTIES = 10;
@@ -29,10 +29,7 @@ const SEEDS = ['11', '22', '33', '44', '55'];
 // The interpreter the gate's sandbox finds on its PATH (/usr/bin first): the plain run uses the same one.
 const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-if (!fs.existsSync(cli)) {
-  console.error(`gate: ${cli} is missing; run \`npm run build\` first`);
-  process.exit(0);
-}
+requireBuild('gate', pathToFileURL(cli));
 
 function sh(cmd, argv, cwd, env = {}) {
   const r = spawnSync(cmd, argv, { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
@@ -235,6 +232,6 @@ try {
     `whole check / one plain suite run: best ${best.toFixed(2)}x, median ${med.toFixed(2)}x (plain median ${(median(plain) / 1000).toFixed(2)} s, check median ${(median(gate) / 1000).toFixed(2)} s)  goal <= 1.6x  ${med <= 1.6 ? 'PASS' : 'MISS'}`,
   );
 } finally {
-  if (args.includes('--keep')) console.log(`kept the repository at ${dir}`);
+  if (args.has('--keep')) console.log(`kept the repository at ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { benchArgs, requireBuild } from '../lib/cli.mjs';
 import { makeInvoice, PERTURB } from './fixture.mjs';
 
 // The gate scores each property hits.runs (default 3) times, in one pool task.
@@ -44,20 +45,16 @@ const SEARCH_PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
 /** Checks per Python round: the baseline and every mutant, repeated up to this many. */
 const PYTHON_CHECKS = 10_000;
 
-const args = process.argv.slice(2);
-const runsIdx = args.indexOf('--runs');
-const RUNS = runsIdx >= 0 ? Math.max(1, Number(args[runsIdx + 1]) || 21) : 21;
+const args = benchArgs(undefined, { runs: 21 });
+const RUNS = args.runs;
 /** A Python round takes seconds, not tens of milliseconds: half as many. */
 const PYTHON_RUNS = Math.max(3, Math.ceil(RUNS / 2));
-const skipPython = args.includes('--skip-python');
+const skipPython = args.has('--skip-python');
 
-if (!fs.existsSync(new URL('layers/hits/worker.js', dist))) {
-  console.error(`hits: ${fileURLToPath(dist)} has no build; run \`npm run build\` first`);
-  process.exit(0);
-}
+requireBuild('hits', new URL('layers/hits/worker.js', dist));
 const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
-const sandbox = args.includes('--plain')
+const sandbox = args.has('--plain')
   ? new (await import(new URL('sandbox/sandbox.js', dist).href)).Sandbox({ mode: 'process', uid: 0, gid: 0 })
   : await openSandbox(process.env.PATH);
 const { scoreInBatches } = await import(new URL('layers/hits/scorer.js', dist).href);

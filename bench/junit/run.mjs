@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerIdle, benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = path.resolve(here, '..', '.data', 'junit');
@@ -92,25 +93,15 @@ if (process.argv[2] === '--child') {
   );
   process.exit(0);
 }
-if (process.argv[2] === '--idle') {
-  // Same startup and import, no work: the floor the RSS figures sit on.
-  await import(moduleUrl.href);
-  process.stdout.write(JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
-  process.exit(0);
-}
+await answerIdle(moduleUrl);
 
 // ---------------------------------------------------------------- main
-const args = process.argv.slice(2);
-const fresh = args.includes('--fresh');
-const runsIdx = args.indexOf('--runs');
-const RUNS = runsIdx >= 0 ? Math.max(1, Number(args[runsIdx + 1]) || 3) : 3;
-const onlyIdx = args.indexOf('--only');
-const only = onlyIdx >= 0 ? args[onlyIdx + 1] : undefined;
+const args = benchArgs();
+const fresh = args.has('--fresh');
+const RUNS = args.runs;
+const only = args.only;
 
-if (!fs.existsSync(fileURLToPath(moduleUrl))) {
-  console.error(`junit: ${fileURLToPath(moduleUrl)} not found; run \`npm run build\` first`);
-  process.exit(0);
-}
+requireBuild('junit', moduleUrl);
 const py = spawnSync('python3', ['-c', 'import sys; print(sys.version.split()[0])'], { encoding: 'utf8' });
 if (py.status !== 0) {
   console.error('junit: python3 not found; the benchmark needs it as the yardstick');

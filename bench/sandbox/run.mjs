@@ -15,18 +15,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = new URL('../../dist/', import.meta.url);
-const args = process.argv.slice(2);
-const runsIdx = args.indexOf('--runs');
-const RUNS = runsIdx >= 0 ? Math.max(5, Number(args[runsIdx + 1]) || 41) : 41;
+const RUNS = benchArgs(undefined, { runs: 41, min: 5 }).runs;
 const TRIPS = 400;
 
-if (!fs.existsSync(new URL('sandbox/sandbox.js', dist))) {
-  console.error(`sandbox: ${fileURLToPath(dist)} has no build; run \`npm run build\` first`);
-  process.exit(0);
-}
+requireBuild('sandbox', new URL('sandbox/sandbox.js', dist));
 const { Sandbox } = await import(new URL('sandbox/sandbox.js', dist).href);
 const { detectIsolation } = await import(new URL('sandbox/isolation.js', dist).href);
 const { ProcessPool } = await import(new URL('sandbox/process-pool.js', dist).href);

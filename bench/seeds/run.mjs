@@ -17,25 +17,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 // Inside the repository so the generated project resolves fast-check and vitest from its node_modules.
 const dataDir = path.resolve(here, '..', '.data', 'seeds');
 const dist = new URL('../../dist/', import.meta.url);
-const args = process.argv.slice(2);
-const runsIdx = args.indexOf('--runs');
-const RUNS = runsIdx >= 0 ? Math.max(1, Number(args[runsIdx + 1]) || 3) : 3;
-const skipPython = args.includes('--skip-python');
+const args = benchArgs();
+const RUNS = args.runs;
+const skipPython = args.has('--skip-python');
 const PROPERTIES = 10;
 const SEEDS_PER_PROPERTY = 5;
 const NUM_RUNS = 100;
 const SEARCH_PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
 
-if (!fs.existsSync(new URL('layers/seeds/replay-tape.js', dist))) {
-  console.error(`seeds: ${fileURLToPath(dist)} has no build; run \`npm run build\` first`);
-  process.exit(0);
-}
+requireBuild('seeds', new URL('layers/seeds/replay-tape.js', dist));
 const { replayTape } = await import(new URL('layers/seeds/replay-tape.js', dist).href);
 const { parseTape } = await import(new URL('layers/seeds/tape.js', dist).href);
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
