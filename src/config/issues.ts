@@ -97,6 +97,10 @@ function sentence(issue: z.core.$ZodIssue, schema: z.ZodType): string {
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${got ?? 'another value'}.`;
     case 'invalid_format':
+      // A schema that says what it expects in words ("expected an environment variable name") is clearer
+      // than the pattern; zod's own message ("Invalid string: …") is not.
+      if (issue.message !== '' && !issue.message.startsWith('Invalid'))
+        return `${issue.message}, got ${got ?? 'another value'}.`;
       return `expected ${issue.format === 'regex' ? `text matching ${String(issue.pattern)}` : `a valid ${issue.format}`}, got ${got ?? 'another value'}.`;
     case 'custom': {
       const m = issue.message;

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Files, GitDir, runCli, runNode, tempDir } from '../helpers/gitdir.js';
+import { exampleFiles } from '../helpers/example-repo.js';
+import { GitDir, runCli, runNode, tempDir } from '../helpers/gitdir.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const example = path.join(root, 'examples/invoice');
@@ -21,20 +22,9 @@ interface Card {
   layers: { name: string; status: string }[];
 }
 
-/** Every file of the example, as committed by its human owner. */
-function exampleFiles(dir = example, prefix = ''): Files {
-  const files: Files = {};
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const rel = prefix + entry.name;
-    if (entry.isDirectory()) Object.assign(files, exampleFiles(path.join(dir, entry.name), `${rel}/`));
-    else files[rel] = readFileSync(path.join(dir, entry.name));
-  }
-  return files;
-}
-
 /** The example on `main`, with the patch applied and committed on `agent`. */
 function patchedRepo(name: string): GitDir {
-  const repo = GitDir.create(exampleFiles(), 'initial');
+  const repo = GitDir.create(exampleFiles(example, []), 'initial');
   repo.git('checkout', '-q', '-b', 'agent');
   repo.git('apply', patchFile(name));
   repo.commit(`agent: ${name}`);
@@ -89,7 +79,7 @@ describe('examples/invoice', () => {
     expect(readFileSync(path.join(example, 'fixtures/lock.sha256'), 'utf8').trim()).toBe(
       canonicalDigest(readFileSync(path.join(example, 'fixtures/lock.json'), 'utf8')),
     );
-    const repo = GitDir.create(exampleFiles(), 'initial');
+    const repo = GitDir.create(exampleFiles(example, []), 'initial');
     repo.git('checkout', '-q', '-b', 'agent');
     const { code, card } = await check(repo);
     expect(card.findings).toEqual([]);

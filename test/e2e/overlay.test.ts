@@ -4,9 +4,10 @@
  * code with the base's tests, runner config and toolchain) says no. Real git
  * repositories, real pytest and vitest, in the sandbox.
  */
-import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { exampleFiles, vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, seedInvoice } from '../helpers/hits-repo.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -135,6 +136,46 @@ def pytest_runtest_makereport(item, call):
     );
   });
 
+  it('lists a regression a human-owned signature row covers as frozen, not as a rejection', async () => {
+    const repo = pythonRepo();
+    patch(repo, { 'src/calc.py': BROKEN, 'tests/test_add.py': null }, 'agent: remove obsolete test');
+    const first = await judge(repo);
+    const found = regressions(first.card).find((f) => String(f.evidence.test).endsWith('::test_add'));
+    expect(found).toBeDefined();
+    // A human freezes that very failure on main, from the overlay's own report; the agent's branch takes it.
+    repo.git('checkout', '-q', 'main');
+    const add = await runCli(
+      [
+        'signatures',
+        'add',
+        '--from',
+        path.join(first.out, 'tests', 'overlay-run.junit.xml'),
+        '--test',
+        String(found?.evidence.test),
+        '--owner',
+        'hana',
+        '--expires',
+        '2027-01-31',
+        '--action',
+        'add() rounds up until the ledger migration lands',
+        '--today',
+        '2026-12-01',
+      ],
+      { cwd: repo.dir },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    repo.commit('human: freeze the known add() failure');
+    repo.git('checkout', '-q', 'agent');
+    repo.git('merge', '-q', '--no-edit', 'main');
+    const r = await judge(repo);
+    expect(regressions(r.card).map((f) => f.evidence.test)).not.toContain(found?.evidence.test);
+    expect((r.card as unknown as { frozen: Record<string, unknown>[] }).frozen).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ layer: 'regression', covers: found?.evidence.test, owner: 'hana' }),
+      ]),
+    );
+  });
+
   it('rejects a test rewritten to expect the wrong answer', async () => {
     const repo = pythonRepo();
     patch(
@@ -216,33 +257,21 @@ def pytest_runtest_makereport(item, call):
   });
 });
 
-/** A vitest project using this repository's installed vitest (a symlink git ignores). */
-function vitestRepo(extra: Files = {}): GitDir {
-  const repo = GitDir.create({
-    'patchgate.config.json': JSON.stringify({
-      fixtures: { enabled: false },
-      tests: { preset: 'vitest' },
-      signatures: {},
-    }),
-    'flake_signatures.json': '{"signatures": []}\n',
-    'package.json':
-      '{"name": "t", "private": true, "type": "module", "devDependencies": {"vitest": "4.0.15"}}\n',
-    'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
-    '.gitignore': 'node_modules\n.patchgate\n',
+/** The price module and its test, on the shared vitest project. */
+function priceRepo(extra: Files = {}): GitDir {
+  return vitestRepo({
     'src/price.ts': 'export const net = (gross: number) => gross - Math.round(gross / 5);\n',
     'test/price.test.ts':
       "import { expect, it } from 'vitest';\nimport { net } from '../src/price.js';\nit('takes a fifth off', () => { expect(net(100)).toBe(80); });\n",
     ...extra,
   });
-  symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
-  return repo;
 }
 
 const BROKEN_TS = 'export const net = (gross: number) => gross - Math.round(gross / 4);\n';
 
 describe('the base tests judge the head code (vitest)', { timeout: 180_000 }, () => {
   it('rejects a vitest config that excludes the failing test', async () => {
-    const repo = vitestRepo({
+    const repo = priceRepo({
       'vitest.config.ts': "export default { test: { include: ['test/**/*.test.ts'] } };\n",
       'test/other.test.ts':
         "import { expect, it } from 'vitest';\nit('holds', () => { expect(1).toBe(1); });\n",
@@ -264,7 +293,7 @@ describe('the base tests judge the head code (vitest)', { timeout: 180_000 }, ()
   });
 
   it('rejects a setup file that neuters expect', async () => {
-    const repo = vitestRepo({
+    const repo = priceRepo({
       'vitest.config.ts': "export default { test: { setupFiles: ['test/setup.ts'] } };\n",
       'test/setup.ts': 'export {};\n',
     });
@@ -284,7 +313,7 @@ describe('the base tests judge the head code (vitest)', { timeout: 180_000 }, ()
   });
 
   it('rejects a changed vitest version in package.json, naming the entry', async () => {
-    const repo = vitestRepo();
+    const repo = priceRepo();
     patch(
       repo,
       {
@@ -299,8 +328,28 @@ describe('the base tests judge the head code (vitest)', { timeout: 180_000 }, ()
     expect(f?.evidence).toMatchObject({ path: 'package.json', changes: ['changed devDependencies.vitest'] });
   });
 
+  it('rejects base tests that vanish: the module they import no longer loads, and the head rewrote the test', async () => {
+    const repo = priceRepo();
+    patch(
+      repo,
+      {
+        'src/price.ts': "throw new Error('not yet');\nexport const net = (gross: number) => gross;\n",
+        'test/price.test.ts':
+          "import { expect, it } from 'vitest';\nit('is pending', () => { expect(1).toBe(1); });\n",
+      },
+      'agent: rewrite',
+    );
+    const r = await judge(repo);
+    expect(r.card.verdict).toBe('reject');
+    // vitest reports a file that fails to load without its tests: they did not run, so they vanished.
+    expect(r.card.findings.map((f) => [f.code, f.evidence.test])).toEqual([
+      ['TEST_VANISHED', expect.stringMatching(/price\.test\.ts.*takes a fifth off/)],
+    ]);
+    expect(r.card.findings[0]?.evidence).toMatchObject({ base: 'passed', overlay: 'did not run' });
+  });
+
   it('rejects production code that imports the test runner', async () => {
-    const repo = vitestRepo();
+    const repo = priceRepo();
     patch(
       repo,
       {
@@ -405,19 +454,7 @@ export default defineProperty<any>({
 });
 
 /** examples/python-invoice as committed, without its sample patches. */
-function pythonInvoice(): GitDir {
-  const dir = path.join(repoRoot, 'examples', 'python-invoice');
-  const files: Files = {};
-  const walk = (d: string, prefix: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.name === 'patches' || e.name === '__pycache__' || e.name === '.hypothesis') continue;
-      if (e.isDirectory()) walk(path.join(d, e.name), `${prefix}${e.name}/`);
-      else files[`${prefix}${e.name}`] = readFileSync(path.join(d, e.name));
-    }
-  };
-  walk(dir, '');
-  return GitDir.create(files);
-}
+const pythonInvoice = () => GitDir.create(exampleFiles(path.join(repoRoot, 'examples', 'python-invoice')));
 
 describe(
   'the base generators judge the head code (Hypothesis), and new evidence is welcome',

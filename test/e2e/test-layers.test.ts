@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
+import { exampleFiles, vitestRepo } from '../helpers/example-repo.js';
+import { GitDir, runCli } from '../helpers/gitdir.js';
 import { repoRoot } from '../helpers/shared.js';
 
 type Card = {
@@ -12,17 +13,6 @@ type Card = {
 };
 
 const python = path.join(repoRoot, 'examples', 'python-invoice');
-
-function exampleFiles(dir: string, prefix = ''): Files {
-  const files: Files = {};
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const rel = prefix + entry.name;
-    if (entry.name === 'patches' || entry.name === '__pycache__') continue;
-    if (entry.isDirectory()) Object.assign(files, exampleFiles(path.join(dir, entry.name), `${rel}/`));
-    else files[rel] = readFileSync(path.join(dir, entry.name));
-  }
-  return files;
-}
 
 async function judge(repo: GitDir, extra: string[] = []) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01', ...extra], { cwd: repo.dir });
@@ -58,24 +48,6 @@ describe(
     });
   },
 );
-
-/** A vitest project with the signatures layer on, using this repository's installed vitest. */
-function vitestRepo(tests: Files): GitDir {
-  const repo = GitDir.create({
-    'patchgate.config.json': JSON.stringify({
-      fixtures: { enabled: false },
-      tests: { preset: 'vitest' },
-      signatures: {},
-    }),
-    'flake_signatures.json': '{"signatures": []}\n',
-    'package.json': '{"name": "t", "private": true, "type": "module"}\n',
-    'package-lock.json': '{"name": "t", "lockfileVersion": 3, "packages": {}}\n',
-    '.gitignore': 'node_modules\n.patchgate\n',
-    ...tests,
-  });
-  symlinkSync(path.join(repoRoot, 'node_modules'), repo.path('node_modules'));
-  return repo;
-}
 
 describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
   it('reads the vitest JUnit report and rejects a new failure with its signature', async () => {

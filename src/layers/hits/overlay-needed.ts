@@ -8,14 +8,13 @@
  * property modules import production code by module name, so they are always
  * scored there. Read with the TypeScript compiler's import scanner, never run.
  */
-import path from 'node:path';
 import { testSideFor } from '../../overlay/test-side.js';
 import { findModules } from '../../util/find-modules.js';
+import { importCandidates } from '../../util/import-candidates.js';
 import { loadTypescript } from '../../util/typescript.js';
 import type { LayerContext } from '../types.js';
 
 const SELF_CONTAINED = /^(patchgate(\/.*)?|node:.*|fast-check)$/;
-const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '/index.ts', '/index.js'];
 
 export async function overlayScoringNeeded(ctx: LayerContext): Promise<boolean> {
   const hits = ctx.config.hits;
@@ -43,11 +42,9 @@ export async function overlayScoringNeeded(ctx: LayerContext): Promise<boolean> 
         if (!SELF_CONTAINED.test(spec)) return true;
         continue;
       }
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
-      const candidates = EXTENSIONS.map((e) => target + e);
-      if (/\.[cm]?js$/.test(target)) candidates.push(target.replace(/\.([cm]?)js$/, '.$1ts'));
       let found: string | undefined;
-      for (const c of candidates) if ((await ctx.base.readCommitted(c)) !== undefined) found ??= c;
+      for (const c of importCandidates(file, spec))
+        if ((await ctx.base.readCommitted(c)) !== undefined) found ??= c;
       // An import that resolves to nothing committed (generated, or a path alias) cannot be proven the same.
       if (found === undefined) return true;
       pending.push(found);

@@ -1,5 +1,5 @@
 /** What counts as test machinery, for the reach check's two parsers. */
-import path from 'node:path';
+import { importCandidates } from '../../util/import-candidates.js';
 
 /** One reach in one file. `what` reads after "production code …". */
 export interface Reach {
@@ -32,14 +32,7 @@ export function classifyJsImport(
 ): string | undefined {
   if (JS_TEST_MODULES.some((r) => r.test(spec))) return `imports the test module '${spec}'`;
   if (!spec.startsWith('.')) return undefined;
-  const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
-  const candidates = [
-    target,
-    ...['.ts', '.tsx', '.js', '.mjs', '.cjs', '/index.ts', '/index.js'].map((e) => target + e),
-  ];
-  // `./x.js` is how ESM TypeScript names `./x.ts`.
-  if (/\.[cm]?js$/.test(target)) candidates.push(target.replace(/\.([cm]?)js$/, '.$1ts'));
-  return candidates.some(isTestPath) ? `imports test-side code '${spec}'` : undefined;
+  return importCandidates(file, spec).some(isTestPath) ? `imports test-side code '${spec}'` : undefined;
 }
 
 export function classifyPyImport(module: string, isTestPath: (p: string) => boolean): string | undefined {

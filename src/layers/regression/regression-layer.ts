@@ -12,7 +12,8 @@ import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
-import { overrideActive } from '../fixtures/fixtures-layer.js';
+import { acceptedByHuman, overrideActive } from '../override.js';
+import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
 import { reachFindings } from './reach.js';
@@ -43,15 +44,8 @@ export const regressionLayer: Layer = {
     const findings: Finding[] = [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
-    const waive = (f: Finding, path: string): Finding => {
-      if (!overridden) return f;
-      overrides.push({ layer: LAYER, code: f.code, path, variable });
-      return {
-        ...f,
-        severity: 'warn',
-        message: `${f.message}; accepted because ${variable} is set (human override)`,
-      };
-    };
+    const waive = (f: Finding, path: string): Finding =>
+      overridden ? acceptedByHuman(f, path, variable, overrides) : f;
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
     findings.push(...(await reachFindings(ctx, LAYER)));
@@ -177,18 +171,7 @@ function regressionFinding(
   const sig = failureSignature(problem.kind, problem.message, scheme);
   const row = freeze ? matchFailure(freeze, problem.kind, problem.message, ctx.today, d.id) : undefined;
   if (row && freeze) {
-    frozen.push({
-      layer: LAYER,
-      covers: d.id,
-      matched: row.template ?? sig.template,
-      owner: row.owner ?? '',
-      expires: row.expires ?? '',
-      action: row.action ?? '',
-      source:
-        row.line === undefined
-          ? { file: freeze.file, index: row.index }
-          : { file: freeze.file, index: row.index, line: row.line },
-    });
+    frozen.push(waivedBySignature(LAYER, d.id, row, freeze.file, sig.template));
     return undefined;
   }
   return {

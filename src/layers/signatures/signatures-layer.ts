@@ -10,6 +10,7 @@ import {
 } from '../../freeze/signature-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 
 const LAYER = 'signatures';
@@ -92,18 +93,7 @@ export const signaturesLayer: Layer = {
       const row = matchFailure(freeze, kind, message, ctx.today, t.id);
       if (row) {
         // A waived failure is still shown: an accept must say what it did not count.
-        frozen.push({
-          layer: LAYER,
-          covers: t.id,
-          matched: row.template ?? `${kind}|…`,
-          owner: row.owner ?? '',
-          expires: row.expires ?? '',
-          action: row.action ?? '',
-          source:
-            row.line === undefined
-              ? { file: cfg.freeze, index: row.index }
-              : { file: cfg.freeze, index: row.index, line: row.line },
-        });
+        frozen.push(waivedBySignature(LAYER, t.id, row, cfg.freeze, `${kind}|…`));
         return;
       }
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);

@@ -70,72 +70,38 @@ export class TestSession {
 
   private prepare(side: 'head' | 'base' | 'overlay'): Promise<unknown> {
     let p = this.prepared.get(side);
-    if (!p && side === 'overlay') {
-      // The overlay holds the head's dependency manifests: it borrows what the head installed.
-      const { tests, head, overlay, env, logDir, signal, sandbox } = this.opts;
-      p = this.prepare('head').then(() =>
-        this.timed(() =>
-          prepareWorktree({
-            sandbox,
-            network: tests.setupNetwork,
-            worktree: overlay?.root ?? head.root,
-            setup: tests.setup,
-            env,
-            timeoutMs: tests.timeoutMs,
-            outDir: logDir,
-            label: 'overlay-setup',
-            reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
-            signal,
-          }),
-        ),
+    if (p) return p;
+    const { tests, head, base, overlay, env, logDir, signal, sandbox } = this.opts;
+    const setup = (worktree: string, reuseFrom: Parameters<typeof prepareWorktree>[0]['reuseFrom']) =>
+      this.timed(() =>
+        prepareWorktree({
+          sandbox,
+          network: tests.setupNetwork,
+          worktree,
+          setup: tests.setup,
+          ...(reuseFrom ? { reuseFrom } : {}),
+          env,
+          timeoutMs: tests.timeoutMs,
+          outDir: logDir,
+          label: `${side}-setup`,
+          signal,
+        }),
       );
-      this.prepared.set(side, p);
+    const reuse = { lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs };
+    if (side === 'head') {
+      p = setup(
+        head.root,
+        head.dependenciesFrom !== undefined
+          ? { root: head.dependenciesFrom, ...reuse, sameTree: true }
+          : undefined,
+      );
+    } else {
+      // The base borrows the head's installed dependencies when the lockfiles match; the overlay holds the
+      // head's dependency manifests, so it borrows what the head installed.
+      const root = side === 'base' ? base.root : (overlay?.root ?? head.root);
+      p = this.prepare('head').then(() => setup(root, { root: head.root, ...reuse }));
     }
-    if (!p) {
-      const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
-      p =
-        side === 'head'
-          ? this.timed(() =>
-              prepareWorktree({
-                sandbox,
-                network: tests.setupNetwork,
-                worktree: head.root,
-                setup: tests.setup,
-                ...(head.dependenciesFrom !== undefined
-                  ? {
-                      reuseFrom: {
-                        root: head.dependenciesFrom,
-                        lockfiles: tests.reuse.lockfiles,
-                        dirs: tests.reuse.dirs,
-                        sameTree: true,
-                      },
-                    }
-                  : {}),
-                env,
-                timeoutMs: tests.timeoutMs,
-                outDir: logDir,
-                label: 'head-setup',
-                signal,
-              }),
-            )
-          : this.prepare('head').then(() =>
-              this.timed(() =>
-                prepareWorktree({
-                  sandbox,
-                  network: tests.setupNetwork,
-                  worktree: base.root,
-                  setup: tests.setup,
-                  env,
-                  timeoutMs: tests.timeoutMs,
-                  outDir: logDir,
-                  label: 'base-setup',
-                  reuseFrom: { root: head.root, lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs },
-                  signal,
-                }),
-              ),
-            );
-      this.prepared.set(side, p);
-    }
+    this.prepared.set(side, p);
     return p;
   }
 

@@ -147,6 +147,15 @@ describe('config loading', () => {
       ],
     ],
     [
+      'an override variable that is no variable name, and a test-side glob that leaves the repository',
+      'patchgate.config.json',
+      '{"tests": {"preset": "pytest", "overrideTokenEnv": "1-bad", "paths": ["../tests/**"]}}',
+      [
+        'patchgate.config.json:1:52: tests.overrideTokenEnv: expected an environment variable name, got the string "1-bad".',
+        "patchgate.config.json:1:71: tests.paths[0]: glob '../tests/**' must not contain '..' (paths may not leave the repository).",
+      ],
+    ],
+    [
       'a top-level list',
       'patchgate.config.yaml',
       '- a\n- b\n',

@@ -1,0 +1,19 @@
+import type { Finding, Override } from './types.js';
+
+/** A human override counts only when the variable holds something; whitespace is not a token. */
+export function overrideActive(env: Readonly<Record<string, string | undefined>>, variable: string): boolean {
+  return (env[variable] ?? '').trim().length > 0;
+}
+
+/**
+ * Turns a rejection a human job accepted into a warning that says so, and
+ * records the override for the scorecard (the variable's name, never its value).
+ */
+export function acceptedByHuman(f: Finding, path: string, variable: string, overrides: Override[]): Finding {
+  overrides.push({ layer: f.layer, code: f.code, path, variable });
+  return {
+    ...f,
+    severity: 'warn',
+    message: `${f.message}; accepted because ${variable} is set (human override)`,
+  };
+}
