@@ -211,12 +211,14 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
       prop(
         `slow_${i}`,
         ['total_cents'],
-        "const end = Date.now() + 8; while (Date.now() < end) {} if (fx.total_cents !== 1500) throw new Error('t');",
+        "const end = Date.now() + 10; while (Date.now() < end) {} if (fx.total_cents !== 1500) throw new Error('t');",
       );
     const files = Object.fromEntries(
       Array.from({ length: 10 }, (_, i) => [`properties/slow${i}.ts`, slow(i)]),
     );
-    const repo = hitsRepo({ ...TS, maxDepth: 1, workers: 1, timeoutMs: 200 }, files);
+    // One worker, so every check waits for the ones before it: the queue adds up to well over the
+    // 600 ms timeout, while one check takes 10 ms. 600 ms leaves room for a loaded machine's scheduling.
+    const repo = hitsRepo({ ...TS, maxDepth: 1, workers: 1, timeoutMs: 600 }, files);
     const r = await check(repo);
     expect(r.codes).not.toContain('CHECK_TIMEOUT');
     expect(r.card.verdict).toBe('accept');
