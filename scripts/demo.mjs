@@ -164,6 +164,13 @@ async function demoPatch(exampleDir, file, log) {
     git(dir, HUMAN, 'init', '-q', '-b', 'main');
     git(dir, HUMAN, 'add', '-A');
     git(dir, HUMAN, 'commit', '-q', '-m', 'initial');
+    // What a human (or the main branch's CI) committed before the agent branched: `NN-name.base.patch`.
+    const before = file.replace(/\.patch$/, '.base.patch');
+    if (existsSync(before)) {
+      git(dir, HUMAN, 'apply', before);
+      git(dir, HUMAN, 'add', '-A');
+      git(dir, HUMAN, 'commit', '-q', '-m', `human: before ${name}`);
+    }
     git(dir, AGENT, 'checkout', '-q', '-b', 'agent');
     git(dir, AGENT, 'apply', file);
     git(dir, AGENT, 'add', '-A');
@@ -209,6 +216,8 @@ function table(rows) {
     .join('\n');
 }
 
+const only = process.argv.slice(2);
+
 async function main() {
   if (!existsSync(cli)) {
     console.error(
@@ -223,7 +232,7 @@ async function main() {
     const patchesDir = path.join(exampleDir, 'patches');
     const patches = existsSync(patchesDir)
       ? readdirSync(patchesDir)
-          .filter((n) => n.endsWith('.patch'))
+          .filter((n) => n.endsWith('.patch') && !n.endsWith('.base.patch'))
           .sort()
       : [];
     if (patches.length === 0) {
@@ -233,7 +242,12 @@ async function main() {
     console.log(
       `patchgate demo: ${patches.length} agent patches against ${path.relative(repoRoot, exampleDir)}`,
     );
-    for (const name of patches) jobs.push({ exampleDir, file: path.join(patchesDir, name) });
+    for (const name of patches) {
+      // `node scripts/demo.mjs python-invoice/07 …` judges only the patches whose name contains an argument.
+      const full = `${example}/${name.replace(/\.patch$/, '')}`;
+      if (only.length > 0 && !only.some((o) => full.includes(o))) continue;
+      jobs.push({ exampleDir, file: path.join(patchesDir, name) });
+    }
   }
   // Patches are judged two at a time (each gate run is mostly waiting on its child processes); the
   // output still comes out in patch order.

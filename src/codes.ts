@@ -56,14 +56,24 @@ export const REASON_CODES = {
     'The patch changes the test toolchain: the version or source of a test runner, assertion or property library (manifest, lockfile, requirements), a committed node_modules or vendored copy, or a file that hooks installs or interpreter start-up. A human reviews it in its own commit, or a human job accepts it with tests.overrideTokenEnv.',
   PRODUCTION_REACHES_TESTS:
     'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules). Code under test must not see or steer the tests that judge it.',
-  CLAIMS_EMPTY: 'The claim matrix has no claims.',
-  CLAIM_UNBOUND: 'A claim lacks a fixture, a property or a freeze rule.',
-  CLAIM_FIXTURE_MISSING: "A claim's fixture file does not exist.",
-  CLAIM_PROPERTY_MISSING: "A claim's property does not exist.",
-  CLAIM_FREEZE_MISSING: "A claim's freeze row does not exist.",
-  CLAIM_FIXTURE_UNREVIEWED: "A claim's fixture changed without human review.",
-  CLAIM_UNCOVERED_CHANGE: 'A production change is not covered by any claim.',
-  FREEZE_BLOCKED: 'A freeze row is in blocked status and cannot vote green until a human reopens it.',
+  CLAIMS_EMPTY:
+    'The claims layer is on, but the base has no claim matrix file, or its matrix files hold no claim. An empty matrix binds nothing, so it is never a pass.',
+  CLAIM_UNBOUND:
+    'A claim in the base matrix leaves a cell empty: its fixture, its property or its freeze rule. An empty cell is a merge blocker, whatever the suite says.',
+  CLAIM_FIXTURE_MISSING:
+    "A claim's fixture is not a file on the head, or is not locked (in the base FIXTURE_LOCK.json or fixtures.canonical), so no bytes a human checked back the claim.",
+  CLAIM_PROPERTY_MISSING:
+    "A claim's property did not fill its cell in this run: not found, not passing, written by the patch itself, an example test that ran no generated inputs, or a patchgate property with zero hits (it has no failure mode).",
+  CLAIM_FREEZE_MISSING:
+    "A claim's freeze id is not an entry of the base freeze-window ledger (or names another ledger file than claims.ledger).",
+  CLAIM_FIXTURE_UNREVIEWED:
+    "A claim's fixture is not locked in the base: it was born in this patch (dumped by the code under review) or its head bytes are not the locked ones. It is not evidence until a human locks it in a separate commit.",
+  CLAIM_UNCOVERED_CHANGE:
+    "A production hunk of the patch is covered by no claim's `covers` (with claims.coverage on). Warning by default; write a claim for the behaviour it adds.",
+  CLAIM_STATEMENT_WEAK:
+    'A claim sentence names no bound ("never", "always", "at most", "maps to", "stable", a comparison) or only restates a function name. Warning by default (claims.statements). Rewrite it to name the forbidden outcome.',
+  FREEZE_BLOCKED:
+    "A claim's freeze entry in the base ledger is blocked: its check failed inside the recorded window. It cannot vote green until a human runs `patchgate freeze reopen ID --reason TEXT --owner WHO` in a separate commit; retries and later passes never clear it.",
   CHECK_TIMEOUT:
     "A property's check did not return within the per-check timeout and was stopped. The property cannot be scored; a hang is never a pass.",
   BASELINE_FAIL: 'A property fails on its own locked fixture; hits mean nothing until it passes there.',

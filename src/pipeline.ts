@@ -1,4 +1,5 @@
 import path from 'node:path';
+import picomatch from 'picomatch';
 import { isReasonCode } from './codes.js';
 import { contractReadOptions, DEFAULT_CONTRACT_BYTES } from './config/contract-file.js';
 import { FrozenContracts } from './config/frozen-contracts.js';
@@ -9,6 +10,8 @@ import { Checkouts, pruneLeftovers } from './git/checkouts.js';
 import { type Exec, execFile } from './git/exec.js';
 import { Git } from './git/git.js';
 import { resolveRevisions } from './git/revisions.js';
+import { listTree } from './git/tree.js';
+import { claimsLayer } from './layers/claims/claims-layer.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { lockedFixtureDigests } from './layers/fixtures/locked-digests.js';
@@ -26,6 +29,7 @@ import type {
   LayerContext,
   NamedContract,
   Override,
+  PropertyProof,
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
 import { buildOverlayTree } from './overlay/overlay-tree.js';
@@ -56,6 +60,7 @@ export const LAYERS: readonly Layer[] = [
   signaturesLayer,
   regressionLayer,
   stabilityLayer,
+  claimsLayer,
 ];
 
 export interface Clock {
@@ -119,16 +124,46 @@ function errorFinding(layer: string, err: unknown): Finding {
   };
 }
 
-/** Reads `treeish:file` from git's objects, as UTF-8 text; undefined when the revision has no such blob. */
+/**
+ * Reads `treeish:file` from git's objects, as UTF-8 text; undefined when the
+ * revision has no such file (a folder is not a file).
+ */
 function committedReader(git: Git, treeish: string): (file: string) => Promise<string | undefined> {
   return async (file) => {
-    const r = await git.try(['cat-file', '-e', `${treeish}:${file}`]);
-    if (r.code !== 0) return undefined;
-    return (await git.tryBuffer(['cat-file', '--batch', '--follow-symlinks'], `${treeish}:${file}\n`))
-      .toString('utf8')
-      .replace(/^[^\n]*\n/, '')
-      .replace(/\n$/, '');
+    const r = await git.tryBuffer(['cat-file', '--batch', '--follow-symlinks'], `${treeish}:${file}\n`);
+    const nl = r.indexOf(10);
+    const header = r.subarray(0, nl === -1 ? r.length : nl).toString('utf8');
+    const m = /^[0-9a-f]+ blob (\d+)$/.exec(header);
+    if (!m) return undefined;
+    return r.subarray(nl + 1, nl + 1 + Number(m[1])).toString('utf8');
   };
+}
+
+/**
+ * The files contract globs match: the base's become named contracts (read,
+ * and missing-checked by their readers), the head's extra ones are frozen too
+ * so a layer can tell what the patch added.
+ */
+async function expandContractGlobs(
+  repo: Git,
+  baseCommit: string,
+  headTree: string,
+  named: readonly NamedContract[],
+): Promise<{ base: NamedContract[]; headOnly: string[] }> {
+  const globs = named.filter((c) => c.glob);
+  if (globs.length === 0) return { base: [], headOnly: [] };
+  const matchers = globs.map((g) => ({ role: g.role, match: picomatch(g.path, { dot: true }) }));
+  const blobs = async (treeish: string) =>
+    (await listTree(repo, treeish)).filter((e) => e.type === 'blob').map((e) => e.path);
+  const [baseFiles, headFiles] = await Promise.all([blobs(baseCommit), blobs(headTree)]);
+  const base: NamedContract[] = [];
+  for (const p of baseFiles) {
+    const m = matchers.find((x) => x.match(p));
+    if (m) base.push({ path: p, role: m.role });
+  }
+  const onBase = new Set(base.map((c) => c.path));
+  const headOnly = headFiles.filter((p) => !onBase.has(p) && matchers.some((x) => x.match(p)));
+  return { base, headOnly };
 }
 
 export async function runGate(options: RunGateOptions): Promise<Scorecard> {
@@ -181,10 +216,17 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     });
     const changes = await changedPaths(repo, revs.baseCommit, headTree);
     const pipeline = options.layers ?? LAYERS;
-    const contracts: NamedContract[] = pipeline
+    const named: NamedContract[] = pipeline
       .filter((l) => l.enabled(config))
       .flatMap((l) => l.contractFiles(config));
-    const frozenPaths = [configFile, ...CONFIG_FILE_NAMES, ...contracts.map((c) => c.path)];
+    const globbed = await expandContractGlobs(repo, revs.baseCommit, headTree, named);
+    const contracts: NamedContract[] = [...named, ...globbed.base];
+    const frozenPaths = [
+      configFile,
+      ...CONFIG_FILE_NAMES,
+      ...contracts.filter((c) => !c.glob).map((c) => c.path),
+      ...globbed.headOnly,
+    ];
     const snapshot = {
       base: await FrozenContracts.read(
         repo,
@@ -232,8 +274,12 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           sandbox,
           logDir,
           signal,
+          // The claims layer tells property tests from example tests by what pytest generated.
+          census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
         })
       : undefined;
+    const proofs: PropertyProof[] = [];
+    const layersRun: string[] = [];
     const ctx: LayerContext = {
       config,
       configFile,
@@ -266,6 +312,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       logDir,
       ...(tests ? { tests } : {}),
       frozen: snapshot,
+      proofs,
+      layersRun,
       sandbox,
       signal,
     };
@@ -283,12 +331,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       (m) => [...m.keys()],
       () => [],
     );
-    const guard = await WrittenGuard.take(headRoot, [
-      configFile,
-      ...CONFIG_FILE_NAMES,
-      ...contracts.map((c) => c.path),
-      ...lockedPaths,
-    ]);
+    const guard = await WrittenGuard.take(headRoot, [...frozenPaths, ...lockedPaths]);
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -341,6 +384,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         layerFindings = outcome.findings;
         overrides.push(...(outcome.overrides ?? []));
         frozen.push(...(outcome.frozen ?? []));
+        proofs.push(...(outcome.proofs ?? []));
         for (const artifact of outcome.artifacts ?? []) await options.hooks?.onArtifact?.(artifact);
       } catch (err) {
         if (signal.aborted) throw err;
@@ -358,6 +402,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         findings: layerFindings.length,
       };
       layers.push(summary);
+      layersRun.push(layer.name);
       findings.push(...layerFindings);
       await options.hooks?.onLayerEnd?.(summary);
     }

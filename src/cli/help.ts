@@ -13,6 +13,12 @@ Usage:
                       [--nodeid ID] [--seed-switch TEXT] [--command JSON-ARGV]
                                                      (human-only: record a counterexample seed)
   patchgate explore --runs N [--only ID]... [--json]  (nightly: the tape's properties at fresh seeds)
+  patchgate record --junit FILE... [--run-id ID] [--at TIMESTAMP] [--dry-run]
+                                                     (main-branch CI only: update the freeze-window ledger)
+  patchgate freeze reopen ID --reason TEXT --owner WHO
+                                                     (human-only: reopen a blocked freeze entry)
+  patchgate claims suggest --base REV [--head REV] [--json]
+                                                     (claim candidates from the production delta)
   patchgate explain CODE
   patchgate --help | --version
 
@@ -35,6 +41,14 @@ explore   Replay every tape property (or each --only ID) at N fresh random seeds
           the working tree: seed 002's nightly seed-varied pass, for main on a
           schedule. Prints each counterexample with the \`seeds add\` command that
           records it; exits 1 when it finds one or a property cannot be replayed.
+record    Append this run's results to the freeze-window ledger (claims.ledger):
+          one failure inside the window blocks an entry; retries and later passes
+          never clear it; the window slides by runs. Run it on the main branch
+          after merges, never on an agent's branch.
+freeze    reopen: set a blocked ledger entry back to open, recording who and why;
+          commit the ledger on its own.
+claims    suggest: list, per production hunk, the behaviour it adds (returns,
+          throws, status codes, fields, changed comparisons) as skeleton claim rows.
 explain   Print what a reason code means.
 
 Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error.

@@ -1,14 +1,20 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { asPatchgateError, ContractFileError } from '../errors.js';
+import { execFile } from '../git/exec.js';
+import { Git } from '../git/git.js';
 import { parseJUnitFile } from '../junit/index.js';
 import type { GateHooks } from '../pipeline.js';
+import { claimChecks, configuredLedger } from './claim-checks.js';
 import { checkCommand } from './commands/check.js';
+import { claimsCommand } from './commands/claims.js';
 import { explainCommand } from './commands/explain.js';
 import { exploreCommand } from './commands/explore.js';
+import { freezeCommand } from './commands/freeze.js';
 import { initCommand } from './commands/init.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { lockCommand } from './commands/lock.js';
+import { recordCommand } from './commands/record.js';
 import { seedsCommand } from './commands/seeds.js';
 import { signaturesCommand } from './commands/signatures.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
@@ -57,6 +63,18 @@ export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
         return await exploreCommand(rest, io, { random: { int: (min, max) => randomInt(min, max) } });
       case 'explain':
         return await explainCommand(rest, io);
+      case 'record': {
+        const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);
+        return await recordCommand(rest, io, {
+          parseReport: (file) => parseJUnitFile(file, { file }),
+          ledgerPath: (root) => configuredLedger(root, io.signal),
+          claimChecks: (root) => claimChecks(git.at(root), root, io.signal),
+        });
+      }
+      case 'freeze':
+        return await freezeCommand(rest, io, { ledgerPath: (root) => configuredLedger(root, io.signal) });
+      case 'claims':
+        return await claimsCommand(rest, io);
       default:
         throw usage(`unknown command '${command}'`);
     }

@@ -310,6 +310,46 @@ const stabilitySchema = z
     'Layer `stability`: does the head introduce a new flake? Runs last, only when the earlier layers passed.',
   );
 
+const claimsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the claims layer.'),
+    matrix: z
+      .array(repoGlob)
+      .min(1)
+      .default(['claims/*.yaml'])
+      .describe(
+        'Globs of the claim matrix files (YAML: `patch`, `claims: [{id, statement, fixture, property, freeze}]`).',
+      ),
+    ledger: repoPath
+      .default('freeze/ledger.json')
+      .describe(
+        'The freeze-window ledger (`window_runs`, `entries`), updated by `patchgate record` on the main branch.',
+      ),
+    statements: z
+      .enum(['off', 'warn', 'reject'])
+      .default('warn')
+      .describe(
+        'What a claim sentence that names no bound, or only restates a function name, is: a warning, a rejection, or nothing.',
+      ),
+    coverage: z
+      .union([z.boolean(), z.enum(['off', 'warn', 'reject'])])
+      .default('off')
+      .transform((v) => (v === true ? 'warn' : v === false ? 'off' : v))
+      .describe(
+        'Report production hunks no claim covers (CLAIM_UNCOVERED_CHANGE): true or "warn" records them, "reject" blocks the merge.',
+      ),
+    python: z
+      .string()
+      .min(1)
+      .default('python3')
+      .describe('The interpreter that reads Python hunks with its own `ast` (in the sandbox), for coverage.'),
+  })
+  .describe(
+    'Layer `claims`: is every behavioural claim bound to a reviewed fixture, a property that ran, and an open freeze?',
+  );
+
+export type ClaimsConfig = z.output<typeof claimsSchema>;
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
@@ -358,6 +398,7 @@ export const configSchema = z
     tests: testsSchema.optional(),
     signatures: signaturesSchema.optional(),
     stability: stabilitySchema.optional(),
+    claims: claimsSchema.optional(),
     sandbox: sandboxSchema.default({
       allowUnsandboxed: false,
       readOnly: [],

@@ -17,25 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { Git } from './git.js';
-
-interface TreeEntry {
-  mode: string;
-  type: string;
-  sha: string;
-  path: string;
-}
-
-async function listTree(git: Git, treeish: string): Promise<TreeEntry[]> {
-  const raw = await git.out(['ls-tree', '-r', '-z', '--full-tree', treeish]);
-  const out: TreeEntry[] = [];
-  for (const rec of raw.split('\0')) {
-    if (rec === '') continue;
-    const tab = rec.indexOf('\t');
-    const [mode, type, sha] = rec.slice(0, tab).split(' ') as [string, string, string];
-    out.push({ mode, type, sha, path: rec.slice(tab + 1) });
-  }
-  return out;
-}
+import { listTree, type TreeEntry } from './tree.js';
 
 /**
  * Streams blob contents from one `git cat-file --batch` process: a checkout

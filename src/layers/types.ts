@@ -40,6 +40,12 @@ export interface NamedContract {
   path: string;
   /** Where the config names it, e.g. `fixtures.lock`. */
   role: string;
+  /**
+   * `path` is a glob (the claim matrix, `claims/*.yaml`): every file it
+   * matches, on either side, is a contract file. The pipeline freezes the
+   * matches and lists the base's as named contracts of their own.
+   */
+  glob?: boolean;
 }
 
 export interface LayerContext {
@@ -73,6 +79,10 @@ export interface LayerContext {
    * are only compared against them. No layer reads a contract from disk.
    */
   frozen: { base: FrozenContracts; head: FrozenContracts };
+  /** What the layers that ran before this one proved about properties (see PropertyProof). */
+  proofs: readonly PropertyProof[];
+  /** The layers that ran before this one, in order (a skipped or disabled layer proves nothing). */
+  layersRun: readonly string[];
   signal: AbortSignal;
 }
 
@@ -89,6 +99,29 @@ export interface FrozenItem {
   source: { file: string; index: number; line?: number };
 }
 
+/**
+ * What a layer established about one property in this run, for a later layer
+ * to bind to (a claim's property cell). Only the gate's own runners produce
+ * these: a patchgate property scored against its locked fixture, a seed-tape
+ * row replayed at its recorded seeds.
+ */
+export interface PropertyProof {
+  kind: 'hits' | 'seed';
+  /** The property's name (hits) or the tape row's id (seeds). */
+  name: string;
+  /** `overlay`: the base's property code judged the head's code; `head`: the head's own, where they are the same. */
+  side: 'head' | 'overlay';
+  /** Whether the base revision has this property: one only the head has was written by the patch. */
+  onBase: boolean;
+  passed: boolean;
+  /** hits: fixture fields whose perturbation fails the property (zero: it has no failure mode). */
+  hits?: number;
+  /** seeds: the fewest generated examples a counted run executed. */
+  examples?: number;
+  /** Why it did not pass, in a few words. */
+  why?: string;
+}
+
 /** A file a layer wants written next to the scorecard (e.g. hit_report.head.json). */
 export interface Artifact {
   name: string;
@@ -100,6 +133,7 @@ export interface LayerOutcome {
   overrides?: Override[];
   frozen?: FrozenItem[];
   artifacts?: Artifact[];
+  proofs?: PropertyProof[];
 }
 
 export interface Layer {

@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Git } from '../git/git.js';
+import { listTree } from '../git/tree.js';
 import { mergeSections } from './sections.js';
 import type { TestSide } from './test-side.js';
 
@@ -20,16 +21,8 @@ interface Entry {
   sha: string;
 }
 
-async function listTree(git: Git, treeish: string): Promise<Map<string, Entry>> {
-  const raw = await git.out(['ls-tree', '-r', '-z', '--full-tree', treeish]);
-  const out = new Map<string, Entry>();
-  for (const rec of raw.split('\0')) {
-    if (rec === '') continue;
-    const tab = rec.indexOf('\t');
-    const [mode, , sha] = rec.slice(0, tab).split(' ') as [string, string, string];
-    out.set(rec.slice(tab + 1), { mode, sha });
-  }
-  return out;
+async function treeMap(git: Git, treeish: string): Promise<Map<string, Entry>> {
+  return new Map((await listTree(git, treeish)).map((e) => [e.path, { mode: e.mode, sha: e.sha }]));
 }
 
 async function blobText(git: Git, sha: string): Promise<string> {
@@ -54,7 +47,7 @@ export async function buildOverlayTree(
   headTree: string,
   side: TestSide,
 ): Promise<OverlayTree> {
-  const [base, head] = await Promise.all([listTree(git, baseCommit), listTree(git, headTree)]);
+  const [base, head] = await Promise.all([treeMap(git, baseCommit), treeMap(git, headTree)]);
   const result = new Map<string, Entry>();
   const restored: string[] = [];
   const headOnly: string[] = [];

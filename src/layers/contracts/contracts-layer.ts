@@ -8,12 +8,12 @@ const LAYER = 'contracts';
 function protectedReason(
   p: string,
   named: Map<string, string>,
-  globs: { glob: string; match: (p: string) => boolean }[],
+  globs: { glob: string; role: string; match: (p: string) => boolean }[],
 ) {
   const role = named.get(p);
   if (role) return { role };
   const hit = globs.find((g) => g.match(p));
-  return hit ? { role: 'contracts.protect', glob: hit.glob } : undefined;
+  return hit ? { role: hit.role, glob: hit.glob } : undefined;
 }
 
 /**
@@ -27,13 +27,20 @@ export const contractsLayer: Layer = {
   async run(ctx: LayerContext) {
     const findings: Finding[] = [];
     const named = new Map<string, string>();
-    for (const c of ctx.contracts) if (!named.has(c.path)) named.set(c.path, c.role);
+    for (const c of ctx.contracts) if (!c.glob && !named.has(c.path)) named.set(c.path, c.role);
     // Any config candidate is protected, so a patch cannot shadow the base config with a new format.
     for (const name of CONFIG_FILE_NAMES) if (!named.has(name)) named.set(name, 'config');
-    const globs = ctx.config.contracts.protect.map((glob) => ({
-      glob,
-      match: picomatch(glob, { dot: true }),
-    }));
+    const globs = [
+      // A contract glob (the claim matrix) protects every file it matches, a new one included.
+      ...ctx.contracts
+        .filter((c) => c.glob)
+        .map((c) => ({ glob: c.path, role: c.role, match: picomatch(c.path, { dot: true }) })),
+      ...ctx.config.contracts.protect.map((glob) => ({
+        glob,
+        role: 'contracts.protect',
+        match: picomatch(glob, { dot: true }),
+      })),
+    ];
 
     const touched = (change: Change) => {
       const reason =
@@ -62,7 +69,8 @@ export const contractsLayer: Layer = {
     const contracts: NamedContract[] = [{ path: ctx.configFile, role: 'config' }, ...ctx.contracts];
     const seen = new Set<string>();
     for (const c of contracts) {
-      if (seen.has(c.path)) continue;
+      // A glob that matches nothing is its layer's to report (CLAIMS_EMPTY), with what to write.
+      if (c.glob || seen.has(c.path)) continue;
       seen.add(c.path);
       if (!ctx.frozen.base.has(c.path)) {
         findings.push({

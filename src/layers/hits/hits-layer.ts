@@ -4,7 +4,7 @@ import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
-import type { Artifact, Layer, LayerContext, NamedContract } from '../types.js';
+import type { Artifact, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
 import { overlayScoringNeeded } from './overlay-needed.js';
@@ -162,13 +162,14 @@ export const hitsLayer: Layer = {
       ]),
     );
     const judged = judge({ base, head, runs: hits.runs, frozen });
+    let onOverlay: ReturnType<typeof judge> | undefined;
     const artifacts: Artifact[] = [
       { name: 'hit_report.base.json', content: `${JSON.stringify(judged.reports.base, null, 2)}\n` },
       { name: 'hit_report.head.json', content: `${JSON.stringify(judged.reports.head, null, 2)}\n` },
     ];
     const findings = [...verdict.findings, ...judged.findings];
     if (overlay) {
-      const onOverlay = judge({ base, head: overlay, runs: hits.runs, frozen });
+      onOverlay = judge({ base, head: overlay, runs: hits.runs, frozen });
       artifacts.push({
         name: 'hit_report.overlay.json',
         content: `${JSON.stringify(onOverlay.reports.head, null, 2)}\n`,
@@ -182,6 +183,56 @@ export const hitsLayer: Layer = {
         });
       }
     }
-    return { findings, frozen: judged.frozen, artifacts };
+    return {
+      findings,
+      frozen: judged.frozen,
+      artifacts,
+      proofs: hitProofs(judged, onOverlay, new Set(frozen.keys())),
+    };
   },
 };
+
+/**
+ * What the run proved per property: the base's property code on the head's
+ * code when that was scored, the head's own otherwise (then it is the base's
+ * code too, or the property is the patch's own). A frozen, flaky, crashed or
+ * baseline-failing property proves nothing; zero hits is a pass with no
+ * failure mode, which the claims layer refuses.
+ */
+function hitProofs(
+  judged: ReturnType<typeof judge>,
+  onOverlay: ReturnType<typeof judge> | undefined,
+  frozen: ReadonlySet<string>,
+): PropertyProof[] {
+  const out: PropertyProof[] = [];
+  const names = new Set([...judged.verdicts.base.keys(), ...judged.verdicts.head.keys()]);
+  for (const name of [...names].sort()) {
+    const onBase = judged.verdicts.base.has(name);
+    const fromOverlay = onBase ? onOverlay?.verdicts.head.get(name) : undefined;
+    const v = fromOverlay ?? judged.verdicts.head.get(name);
+    const side = fromOverlay ? ('overlay' as const) : ('head' as const);
+    if (!v) {
+      out.push({ kind: 'hits', name, side, onBase, passed: false, why: 'not found on the head' });
+      continue;
+    }
+    const why = frozen.has(name)
+      ? 'frozen by a flake ledger row'
+      : v.kind === 'flaky'
+        ? 'flaky: its runs disagreed'
+        : v.kind === 'timeout' || v.kind === 'crash'
+          ? v.message
+          : v.row.baseline === 'fail'
+            ? `fails on its own locked fixture${v.baselineError ? `: ${v.baselineError}` : ''}`
+            : undefined;
+    out.push({
+      kind: 'hits',
+      name,
+      side,
+      onBase,
+      passed: why === undefined,
+      ...(v.kind === 'scored' || v.kind === 'flaky' ? { hits: v.row.hit_count } : {}),
+      ...(why !== undefined ? { why } : {}),
+    });
+  }
+  return out;
+}

@@ -117,6 +117,8 @@ export interface JudgeOutput {
   findings: Finding[];
   frozen: FrozenItem[];
   reports: { base: HitReportRow[]; head: HitReportRow[] };
+  /** Every property's verdict per revision, by name (what the claims layer binds to). */
+  verdicts: { base: ReadonlyMap<string, PropertyVerdict>; head: ReadonlyMap<string, PropertyVerdict> };
 }
 
 function f(
@@ -312,5 +314,5 @@ export function judge(input: JudgeInput): JudgeOutput {
 
   const rows = (m: Map<string, PropertyVerdict>) =>
     [...m.values()].flatMap((v) => (v.kind === 'scored' || v.kind === 'flaky' ? [v.row] : []));
-  return { findings, frozen, reports: { base: rows(base), head: rows(head) } };
+  return { findings, frozen, reports: { base: rows(base), head: rows(head) }, verdicts: { base, head } };
 }

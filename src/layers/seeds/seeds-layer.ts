@@ -4,7 +4,7 @@ import { assertSourcesFound, nothingConfigured } from '../../config/configured-s
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
-import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
+import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { compareTapes } from './compare-tapes.js';
 import type { SeedReplay } from './model.js';
 import { COUNT_SEED, replayTape } from './replay-tape.js';
@@ -195,14 +195,17 @@ export const seedsLayer: Layer = {
         (p) => ownModule(p) || tape.rows.some((r) => r.nodeid !== undefined && r.nodeid.split('::')[0] === p),
       );
     const artifacts: { name: string; content: string }[] = [];
+    let judged: Awaited<ReturnType<typeof replayOn>> | undefined;
     if (headDiffers) {
       const onHead = await replayOn(ctx.head.root, ctx.logDir);
+      judged = onHead;
       findings.push(...judgeReplay(onHead));
       artifacts.push({ name: 'seed_replay.json', content: reportOf(onHead) });
     }
     if (!ctx.overlay.sameAsHead) {
       // Its own log folder: the head replay's io folders were handed to the sandbox user already.
       const overlay = await replayOn(ctx.overlay.root, path.join(ctx.logDir, 'overlay'));
+      judged = overlay;
       const seen = new Set(findings.map(findingKey));
       for (const f of judgeReplay(overlay)) {
         if (seen.has(findingKey(f))) continue;
@@ -217,6 +220,42 @@ export const seedsLayer: Layer = {
         content: reportOf(overlay),
       });
     }
-    return { findings, artifacts };
+    return {
+      findings,
+      artifacts,
+      proofs: judged ? seedProofs(tape, judged, ctx.overlay.sameAsHead ? 'head' : 'overlay') : [],
+    };
   },
 };
+
+/**
+ * Per tape row, whether the replay the base's seed code ran on the head's code
+ * held: every recorded seed passed and the counted examples met the floor.
+ */
+function seedProofs(
+  tape: Tape,
+  replay: Awaited<ReturnType<typeof replayTape>>,
+  side: 'head' | 'overlay',
+): PropertyProof[] {
+  return tape.rows.map((row) => {
+    const replays = replay.replays.filter((r) => r.property === row.id);
+    const count = replay.counts.find((c) => c.property === row.id);
+    const bad = replays.find((r) => r.status !== 'pass');
+    const why = bad
+      ? `${bad.status}${bad.seed !== '' ? ` at seed ${bad.seed}` : ''}${bad.message ? `: ${bad.message.split('\n')[0]}` : ''}`
+      : count === undefined
+        ? 'no example count'
+        : count.counted < Math.max(1, row.min_examples)
+          ? `ran ${count.counted} example(s), below its floor of ${row.min_examples}`
+          : undefined;
+    return {
+      kind: 'seed' as const,
+      name: row.id,
+      side,
+      onBase: true,
+      passed: why === undefined,
+      ...(count !== undefined ? { examples: count.counted } : {}),
+      ...(why !== undefined ? { why } : {}),
+    };
+  });
+}

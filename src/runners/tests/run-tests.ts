@@ -59,6 +59,17 @@ export interface RunTestsOptions extends RunLoggedOptions {
    * at `junitPathFor(outDir, label)`, the path given as `{junit}`.
    */
   junitFrom?: string;
+  /**
+   * Files a plugin of ours writes next to the report (`census.json`), kept
+   * as `<outDir>/<label>.<name>` when the run wrote them as regular files.
+   * Only with `{junit}` runs: they live in the run's own io folder.
+   */
+  sidecars?: readonly string[];
+}
+
+/** Where a `{junit}` run's plugin writes the sidecar `name` (see `RunTestsOptions.sidecars`). */
+export function sidecarPathFor(outDir: string, label: string, name: string): string {
+  return path.join(ioDirFor(outDir, label), name);
 }
 
 export interface TestRunResult extends LoggedRun {
@@ -69,6 +80,8 @@ export interface TestRunResult extends LoggedRun {
    * a report can be judged (it cannot be an accept).
    */
   junitFiles: string[];
+  /** Sidecar name → its copy in `outDir`, for those the run wrote. */
+  sidecars?: Record<string, string>;
 }
 
 /** After SIGTERM on timeout, how long a runner gets to stop its workers before SIGKILL. */
@@ -238,8 +251,23 @@ export async function runTests(opts: RunTestsOptions): Promise<TestRunResult> {
       () => false,
     );
     if (isReport) await copyFile(written, junitPath);
+    const sidecars: Record<string, string> = {};
+    for (const name of opts.sidecars ?? []) {
+      const from = path.join(io, name);
+      const kept = path.join(outDir, `${opts.label}.${name}`);
+      await rm(kept, { force: true });
+      if (
+        await lstat(from).then(
+          (st) => st.isFile(),
+          () => false,
+        )
+      ) {
+        await copyFile(from, kept);
+        sidecars[name] = kept;
+      }
+    }
     await rm(io, { recursive: true, force: true });
-    return { ...run, junitFiles: isReport ? [junitPath] : [] };
+    return { ...run, junitFiles: isReport ? [junitPath] : [], sidecars };
   }
   checkJunitGlob(junitFrom);
   return withCwdLock(opts.cwd, async () => {

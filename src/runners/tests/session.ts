@@ -1,23 +1,74 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { checkRepoPath } from '../../util/repo-path.js';
+import { shippedPythonFile } from '../harness/python-adapter.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
 import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
-import { junitPathFor, runTests, type TestRunResult } from './run-tests.js';
+import { junitPathFor, runTests, sidecarPathFor, type TestRunResult } from './run-tests.js';
 import { prepareWorktree } from './setup.js';
 
 const isRepoRelative = (file: string): boolean => checkRepoPath(file) === undefined;
+
+const CENSUS = 'census.json';
+export const PYTEST_CENSUS_PLUGIN_PATH: string = shippedPythonFile('patchgate_census.py');
+
+/** What loads the census plugin into any pytest invocation, whatever the command line says. */
+function censusEnv(env: Record<string, string>, report: string): Record<string, string> {
+  const addopts = env.PYTEST_ADDOPTS;
+  const pythonPath = env.PYTHONPATH;
+  return {
+    PATCHGATE_CENSUS_REPORT: report,
+    PYTEST_ADDOPTS: [addopts, '-p patchgate_census'].filter(Boolean).join(' '),
+    PYTHONPATH: [path.dirname(PYTEST_CENSUS_PLUGIN_PATH), pythonPath].filter(Boolean).join(path.delimiter),
+  };
+}
+
+/**
+ * The census a run wrote. The file sits in a folder head code could write, so
+ * only well-formed entries are kept; a malformed file is no census at all
+ * (every test then reads as "not known to be a property").
+ */
+async function readCensus(file: string): Promise<ReadonlyMap<string, TestCensus>> {
+  const out = new Map<string, TestCensus>();
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return out;
+  }
+  if (doc === null || typeof doc !== 'object') return out;
+  const { schema, tests } = doc as { schema?: unknown; tests?: unknown };
+  if (schema !== 'patchgate/census@1' || tests === null || typeof tests !== 'object') return out;
+  for (const [id, rec] of Object.entries(tests as Record<string, unknown>)) {
+    const r = rec as { hypothesis?: unknown; examples?: unknown } | null;
+    if (typeof r?.hypothesis !== 'boolean' || !Number.isSafeInteger(r.examples) || (r.examples as number) < 0)
+      continue;
+    out.set(id, { hypothesis: r.hypothesis, examples: r.examples as number });
+  }
+  return out;
+}
 
 /** One run of the suite (or of a subset of it): what the runner wrote, read back. */
 export interface SuiteRun {
   label: string;
   run: TestRunResult;
   tests: TestOutcome[];
+  /**
+   * Per pytest node id, whether the test generated its inputs (Hypothesis)
+   * and how many generated examples passed, from our census plugin. Absent
+   * when the census was not asked for, or the runner is not pytest.
+   */
+  census?: ReadonlyMap<string, TestCensus>;
+}
+
+export interface TestCensus {
+  hypothesis: boolean;
+  examples: number;
 }
 
 export interface TestSessionOptions {
@@ -41,6 +92,8 @@ export interface TestSessionOptions {
   /** Where logs and reports of every run are kept. */
   logDir: string;
   signal: AbortSignal;
+  /** Load our census plugin into pytest runs, so a layer can tell property tests from example tests. */
+  census?: boolean;
 }
 
 /**
@@ -118,12 +171,14 @@ export class TestSession {
       { preset: tests.preset, command: tests.command },
       { junitPath, ...(subset ? { tests: subset } : {}), ...(files ? { files } : {}) },
     );
+    const census = this.opts.census === true && tests.preset === 'pytest' && cmd.junitFrom === undefined;
     const run = await runTests({
       sandbox: this.opts.sandbox,
       network: tests.network,
       cwd: root,
       argv: cmd.argv,
-      env: { ...env, ...cmd.env },
+      env: { ...env, ...cmd.env, ...(census ? censusEnv(env, sidecarPathFor(logDir, label, CENSUS)) : {}) },
+      ...(census ? { sidecars: [CENSUS] } : {}),
       timeoutMs: tests.timeoutMs,
       outDir: logDir,
       label,
@@ -166,7 +221,13 @@ export class TestSession {
         { label, exitCode: run.exitCode, stdout: run.stdoutFile, stderr: run.stderrFile, output },
       );
     }
-    return { label, run, tests: outcomes };
+    const censusFile = run.sidecars?.[CENSUS];
+    return {
+      label,
+      run,
+      tests: outcomes,
+      ...(census && censusFile ? { census: await readCensus(censusFile) } : {}),
+    };
   }
 
   /** Head run `i` (0-based), run once and shared by every layer that asks. */

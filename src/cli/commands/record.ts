@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
+import { PatchgateError } from '../../errors.js';
+import {
+  type ClaimLedger,
+  DEFAULT_CLAIM_LEDGER,
+  formatTimestamp,
+  isTimestamp,
+  type RunResult,
+  readClaimLedger,
+  recordRun,
+  serializeValidated,
+} from '../../freeze/claim-ledger.js';
+import { execFile } from '../../git/exec.js';
+import { Git } from '../../git/git.js';
+import { findRepoRoot } from '../../git/revisions.js';
+import type { TestOutcome } from '../../junit/index.js';
+import { pytestNodeId } from '../../runners/tests/presets.js';
+import { assertRepoPath } from '../../util/repo-path.js';
+import type { CliIO } from '../io.js';
+import { usage } from '../usage.js';
+
+export const RECORD_HELP = `patchgate record --junit FILE [--junit FILE...] [--ledger PATH] [--run-id ID] [--at TIMESTAMP] [--dry-run]
+
+Adds one CI run to the freeze-window ledger of the claims layer (claims.ledger,
+default ${DEFAULT_CLAIM_LEDGER}): each entry gets P (its checks passed), F (one
+failed, errored or passed only on a retry) or - (they did not run) for this
+run, the window slides by one run, and an open entry with a failure in its
+window becomes blocked. Passes never unblock an entry; a human does, with
+\`patchgate freeze reopen\`.
+
+Run it from CI on the main branch after merges, never on an agent's branch:
+what it records decides which claims may vote on every later patch. Commit
+the ledger from that job, or open a pull request with it.
+
+  --junit FILE    a JUnit XML report of the run (repeatable)
+  --ledger PATH   the ledger, relative to the repository root (default: claims.ledger)
+  --run-id ID     the CI run's id; a run already recorded as last_run is refused
+  --at TIME       when the run happened, YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)
+  --dry-run       print what would change, write nothing
+`;
+
+/** What `record` needs of a JUnit outcome. */
+export type ReportOutcome = Pick<TestOutcome, 'id' | 'suite' | 'classname' | 'name' | 'file' | 'status'>;
+
+export interface RecordDeps {
+  /** Reads a JUnit XML report (the real one is `parseJUnitFile`); injected so the CLI picks the parser. */
+  parseReport(file: string): Promise<{ tests: readonly ReportOutcome[] }>;
+  /** The clock, used only when --at is not given. */
+  now?(): Date;
+  /** The configured ledger (`claims.ledger`), when there is a config. */
+  ledgerPath?(root: string): Promise<string | undefined>;
+  /** The test ids the claim matrix binds to each freeze id, for entries without `checks` of their own. */
+  claimChecks?(root: string): Promise<Map<string, string[]>>;
+}
+
+/**
+ * The ids an outcome answers to: its own id (`suite::classname::name`), and
+ * its pytest node id (`tests/test_x.py::TestY::test_z`), which is how a
+ * claim matrix usually names a pytest check.
+ */
+export function outcomeIds(t: ReportOutcome): string[] {
+  const node = pytestNodeId(t);
+  return node === t.id ? [t.id] : [t.id, node];
+}
+
+/**
+ * One entry's result in a run, from the outcomes its checks matched: `fail`
+ * when any failed, errored or was flaky (a pass on a retry is still a
+ * failure), `pass` when at least one voted and every vote passed, `absent`
+ * when none voted. A skipped or xfailed test casts no vote (it did not run
+ * to a verdict this time); the gate's other layers judge skips.
+ */
+export function entryResult(outcomes: readonly Pick<ReportOutcome, 'status'>[]): RunResult {
+  let passed = false;
+  for (const o of outcomes) {
+    switch (o.status) {
+      case 'passed':
+        passed = true;
+        break;
+      case 'skipped':
+      case 'xfailed':
+        break;
+      default:
+        // failed, error, flaky, and anything this code does not know: fail closed.
+        return 'fail';
+    }
+  }
+  return passed ? 'pass' : 'absent';
+}
+
+/** The time a `--at` flag gives, or the clock's (`new Date()` when none is injected), as `YYYY-MM-DDTHH:MM:SSZ`. */
+export function resolveAt(value: string | undefined, now: (() => Date) | undefined, command: string): string {
+  if (value === undefined) return formatTimestamp(now ? now() : new Date());
+  if (!isTimestamp(value))
+    throw usage(
+      `${command}: --at must be a UTC time such as 2026-09-12T21:14:00Z (YYYY-MM-DDTHH:MM:SSZ, a real date and time), got '${value}'`,
+    );
+  return value;
+}
+
+/** The repository root and the ledger's repo-relative path: --ledger, else the configured one, else the default. */
+export async function locateLedger(
+  io: CliIO,
+  flag: string | undefined,
+  configured: ((root: string) => Promise<string | undefined>) | undefined,
+): Promise<{ root: string; file: string; abs: string }> {
+  const root = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
+  const named = flag ?? (await configured?.(root)) ?? DEFAULT_CLAIM_LEDGER;
+  const file = assertRepoPath(named, flag !== undefined ? '--ledger' : 'claims.ledger');
+  return { root, file, abs: path.join(root, file) };
+}
+
+/** Reads the ledger of the working tree; missing or invalid is an input error (nothing is written then). */
+export async function readWorkingLedger(io: CliIO, root: string, file: string): Promise<ClaimLedger> {
+  return readClaimLedger(root, file, `the working tree (${root})`, {
+    maxBytes: DEFAULT_CONTRACT_BYTES,
+    signal: io.signal,
+  });
+}
+
+/**
+ * Replaces `abs` with `text` in one step: written and flushed to a temp file
+ * in the same folder, then renamed over it, so a reader (or a crash) sees
+ * the old ledger or the new one, never half of one. The temp file is removed
+ * on any failure.
+ */
+export async function writeFileAtomic(abs: string, text: string, label: string): Promise<void> {
+  const temp = path.join(
+    path.dirname(abs),
+    `.${path.basename(abs)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    const handle = await open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, abs);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new PatchgateError(
+      'OUTPUT_WRITE_FAILED',
+      'internal',
+      `could not write ${label}: ${reason}; the file was left as it was`,
+      { file: label },
+      { cause: err },
+    );
+  }
+}
+
+/** Outcomes by every id they answer to. */
+function indexOutcomes(outcomes: readonly ReportOutcome[]): Map<string, ReportOutcome[]> {
+  const byId = new Map<string, ReportOutcome[]>();
+  for (const t of outcomes) {
+    for (const id of outcomeIds(t)) {
+      const list = byId.get(id);
+      if (list) list.push(t);
+      else byId.set(id, [t]);
+    }
+  }
+  return byId;
+}
+
+const RESULT_WORDS: Record<RunResult, string> = { pass: 'passed', fail: 'failed', absent: 'did not run' };
+
+/** `patchgate record`: adds a CI run on the main branch to the freeze-window ledger. */
+export async function recordCommand(args: string[], io: CliIO, deps: RecordDeps): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      junit: { type: 'string', multiple: true },
+      ledger: { type: 'string' },
+      'run-id': { type: 'string' },
+      at: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(RECORD_HELP);
+    return 0;
+  }
+  const reports = values.junit ?? [];
+  if (reports.length === 0)
+    throw usage('record: --junit FILE is required (a JUnit XML report of the run; repeat it for several)');
+  const runId = values['run-id'];
+  if (runId !== undefined && runId.trim() === '')
+    throw usage("record: --run-id must name the CI run (e.g. GitHub's run id); it must not be blank");
+  const at = resolveAt(values.at, deps.now, 'record');
+  const dryRun = values['dry-run'] === true;
+
+  const { root, file, abs } = await locateLedger(io, values.ledger, deps.ledgerPath);
+  const ledger = await readWorkingLedger(io, root, file);
+
+  const outcomes: ReportOutcome[] = [];
+  for (const report of reports) {
+    const parsed = await deps.parseReport(path.resolve(io.cwd, report));
+    for (const t of parsed.tests) outcomes.push(t);
+  }
+  const byId = indexOutcomes(outcomes);
+
+  const needMatrix = [...ledger.entries.values()].some((e) => e.checks === undefined);
+  const matrix = needMatrix && deps.claimChecks ? await deps.claimChecks(root) : new Map<string, string[]>();
+
+  const results = new Map<string, RunResult>();
+  const warnings: string[] = [];
+  for (const [id, entry] of ledger.entries) {
+    const checks = entry.checks ?? matrix.get(id);
+    if (checks === undefined || checks.length === 0) {
+      warnings.push(
+        `${id}: no checks: the entry lists no \`checks\` and no claim binds a test to it, so it is recorded as '-' (did not run)`,
+      );
+      results.set(id, 'absent');
+      continue;
+    }
+    const matched = checks.flatMap((c) => byId.get(c) ?? []);
+    if (matched.length === 0) {
+      warnings.push(
+        `${id}: none of its checks (${checks.join(', ')}) is in the report(s), so it is recorded as '-' (did not run); a renamed or deleted test stops voting here`,
+      );
+    }
+    results.set(id, entryResult(matched));
+  }
+  for (const w of warnings) io.stderr.write(`patchgate: warning: ${w}\n`);
+
+  const { ledger: next, changes } = recordRun(ledger, {
+    results,
+    at,
+    ...(runId !== undefined ? { runId } : {}),
+  });
+  const text = serializeValidated(next, file);
+  if (!dryRun) await writeFileAtomic(abs, text, file);
+
+  const run = runId !== undefined ? `run ${runId}` : `the run at ${at}`;
+  for (const c of changes)
+    io.stdout.write(`${c.id}: ${c.from} → ${c.to} (${RESULT_WORDS[c.result]} in ${run})\n`);
+
+  const counts: Record<RunResult, number> = { pass: 0, fail: 0, absent: 0 };
+  for (const r of results.values()) counts[r]++;
+  const blocked = [...next.entries.values()].filter((e) => e.status === 'blocked').length;
+  const newly = changes.filter((c) => c.to === 'blocked').length;
+  io.stdout.write(
+    `${dryRun ? 'dry run: would record' : 'recorded'} ${run}${runId !== undefined ? ` (${at})` : ''} in ${file}: ` +
+      `${next.entries.size} entries, ${counts.fail} failed, ${counts.pass} passed, ${counts.absent} did not run; ` +
+      `${newly} newly blocked, ${blocked} blocked in all; ${next.runsRecorded ?? 0} run(s) recorded, window ${next.windowRuns} runs\n`,
+  );
+  io.stdout.write(
+    dryRun
+      ? `dry run: ${file} was not written\n`
+      : `Commit ${file} from this job on the main branch (or open a pull request with it); never record from an agent's branch.\n`,
+  );
+  return 0;
+}

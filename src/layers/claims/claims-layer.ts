@@ -1,0 +1,403 @@
+import picomatch from 'picomatch';
+import { contractReadOptions, readContractTextIfExists } from '../../config/contract-file.js';
+import type { FrozenContracts } from '../../config/frozen-contracts.js';
+import type { ClaimsConfig, PatchgateConfig } from '../../config/schema.js';
+import { ContractFileError, type Problem } from '../../errors.js';
+import { type ClaimLedger, readClaimLedger } from '../../freeze/claim-ledger.js';
+import { checkRepoPath } from '../../util/repo-path.js';
+import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
+import type { Finding, Layer, LayerContext, NamedContract, Severity } from '../types.js';
+import { parseFreezeRef } from './cells.js';
+import { CELLS, type Cell, type Claim, type ClaimMatrix, parseClaimMatrix } from './matrix.js';
+import { resolveProperty } from './resolve-property.js';
+import { lintStatement } from './statement-lint.js';
+
+const LAYER = 'claims';
+const MATRIX_ROLE = 'claims.matrix';
+
+/** One cell as this run resolved it, for claims.json and the report. */
+interface CellResult {
+  value?: string;
+  status: 'bound' | 'empty' | 'missing' | 'unreviewed' | 'blocked';
+  why?: string;
+  detail?: Record<string, unknown>;
+}
+
+const where = (c: Claim) => ({
+  claim: c.id,
+  file: c.source.file,
+  ...(c.source.line !== undefined ? { line: c.source.line } : {}),
+});
+
+function finding(
+  code: Finding['code'],
+  severity: Severity,
+  claim: Claim,
+  message: string,
+  evidence: Record<string, unknown>,
+): Finding {
+  return {
+    code,
+    layer: LAYER,
+    severity,
+    message: `${claim.id}: ${message}`,
+    evidence: { ...where(claim), ...evidence },
+  };
+}
+
+/** Every matrix file of one revision's snapshot, parsed together so every problem is reported at once. */
+async function readMatrix(
+  root: FrozenContracts,
+  globs: readonly string[],
+  maxBytes: number,
+): Promise<ClaimMatrix> {
+  const match = picomatch([...globs], { dot: true });
+  const texts: { file: string; text: string }[] = [];
+  const problems: Problem[] = [];
+  for (const file of root.paths.filter((p) => match(p) && root.has(p)).sort()) {
+    try {
+      const text = await readContractTextIfExists(root, file, root.revision, maxBytes);
+      if (text !== undefined) texts.push({ file, text });
+    } catch (err) {
+      if (!(err instanceof ContractFileError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  let matrix: ClaimMatrix | undefined;
+  try {
+    matrix = parseClaimMatrix(texts);
+  } catch (err) {
+    if (!(err instanceof ContractFileError)) throw err;
+    problems.push(...err.problems);
+  }
+  if (problems.length > 0 || !matrix) throw new ContractFileError('CONTRACT_INVALID', problems);
+  return matrix;
+}
+
+/** Two rows say the same thing: the patch left this claim alone. */
+const sameClaim = (a: Claim, b: Claim) =>
+  a.statement === b.statement &&
+  a.fixture === b.fixture &&
+  a.property === b.property &&
+  a.freeze === b.freeze &&
+  JSON.stringify(a.covers) === JSON.stringify(b.covers);
+
+/**
+ * Seed 003's claim matrix: every behavioural claim of the base's matrix must
+ * be bound, on the head, to a fixture a human locked, a property that ran
+ * and can fail, and an open freeze-window entry. The matrix and the ledger
+ * are contract files of the base; the evidence is this run's.
+ */
+export const claimsLayer: Layer = {
+  name: LAYER,
+  runsHeadCode: true,
+  usesTestRuns: true,
+  enabled: (config: PatchgateConfig) => config.claims?.enabled === true,
+  contractFiles: (config: PatchgateConfig): NamedContract[] =>
+    config.claims
+      ? [
+          ...config.claims.matrix.map((g) => ({ path: g, role: MATRIX_ROLE, glob: true })),
+          { path: config.claims.ledger, role: 'claims.ledger' },
+        ]
+      : [],
+  async run(ctx: LayerContext) {
+    const cfg = ctx.config.claims;
+    if (!cfg) return { findings: [] };
+    const read = contractReadOptions(ctx.config, ctx.signal);
+    const matrix = await readMatrix(ctx.frozen.base, cfg.matrix, read.maxBytes);
+    const findings: Finding[] = [];
+    if (matrix.claims.length === 0) {
+      const files = matrix.files.map((f) => f.file);
+      findings.push({
+        code: 'CLAIMS_EMPTY',
+        layer: LAYER,
+        severity: 'reject',
+        message:
+          files.length === 0
+            ? `the claims layer is on, but no file in the base matches ${cfg.matrix.join(', ')}: an empty matrix binds nothing`
+            : `the claim matrix (${files.join(', ')}) has no claims: an empty matrix binds nothing`,
+        evidence: {
+          matrix: cfg.matrix,
+          files,
+          next: 'write the claims of the patch (patchgate claims suggest --base REV lists candidates) in a human commit',
+        },
+      });
+      return { findings };
+    }
+    const ledger = await readClaimLedger(ctx.frozen.base, cfg.ledger, 'the base revision', read);
+    const locked = ctx.config.fixtures.enabled
+      ? await lockedFixtureDigests(ctx.frozen.base, ctx.config, 'the base revision', read)
+      : undefined;
+    const judge = { ctx, cfg, ledger, locked };
+
+    const rows: ClaimRow[] = [];
+    for (const claim of matrix.claims) rows.push(await judgeClaim(judge, claim, 'base', findings));
+
+    // The base's matrix is what is judged. A patch that edits it is already CONTRACT_TOUCHED; what its own
+    // rows would have bound is shown too, so the reviewer sees what the edit was for.
+    const headRows = await judgeHeadMatrix(judge, matrix, findings);
+
+    const report = {
+      schema: 'patchgate/claims@1',
+      ledger: cfg.ledger,
+      window_runs: ledger.windowRuns,
+      files: matrix.files,
+      claims: rows.map(reportRow),
+      ...(headRows.length > 0 ? { head_claims: headRows.map(reportRow) } : {}),
+    };
+    return {
+      findings,
+      artifacts: [{ name: 'claims.json', content: `${JSON.stringify(report, null, 2)}\n` }],
+    };
+  },
+};
+
+interface ClaimRow {
+  claim: Claim;
+  cells: Partial<Record<Cell, CellResult>>;
+  statement: string[];
+}
+
+const reportRow = (r: ClaimRow) => ({
+  id: r.claim.id,
+  statement: r.claim.statement,
+  source: r.claim.source,
+  cells: r.cells,
+  statement_problems: r.statement,
+});
+
+interface Judge {
+  ctx: LayerContext;
+  cfg: ClaimsConfig;
+  ledger: ClaimLedger;
+  locked: Map<string, string> | undefined;
+}
+
+/**
+ * One claim against this run's evidence. `base` rows are bound to the base's
+ * tests on the head's code (the overlay run); `head` rows (the patch's own
+ * edits of the matrix) to the head's own run, which is what the patch meant.
+ */
+async function judgeClaim(j: Judge, claim: Claim, side: 'base' | 'head', out: Finding[]): Promise<ClaimRow> {
+  const { ctx, cfg } = j;
+  const findings: Finding[] = [];
+  const cells: Partial<Record<Cell, CellResult>> = {};
+  for (const cell of CELLS) {
+    if (claim[cell] !== undefined) continue;
+    cells[cell] = { status: 'empty' };
+    findings.push(
+      finding(
+        'CLAIM_UNBOUND',
+        'reject',
+        claim,
+        `the ${cell} cell is empty: an empty cell is a merge blocker`,
+        {
+          cell,
+          next: `fill the ${cell} cell of ${claim.id} in a human commit, or drop the claim`,
+        },
+      ),
+    );
+  }
+  if (claim.fixture !== undefined)
+    cells.fixture = await resolveFixture(ctx, claim, claim.fixture, j.locked, findings);
+  if (claim.property !== undefined) {
+    const tests = ctx.tests;
+    const r = await resolveProperty(claim.property, {
+      proofs: ctx.proofs,
+      layersRun: ctx.layersRun,
+      ...(tests ? { testRun: () => (side === 'base' ? tests.overlayRun() : tests.headRun(0)) } : {}),
+      onBase: async (t) => (tests ? tests.baseHasTestFile(t) : undefined),
+      ...(ctx.config.tests?.preset ? { preset: ctx.config.tests.preset } : {}),
+    });
+    cells.property = r.ok
+      ? { value: claim.property, status: 'bound', detail: r.detail }
+      : { value: claim.property, status: 'missing', why: r.why, detail: r.detail };
+    if (!r.ok)
+      findings.push(
+        finding('CLAIM_PROPERTY_MISSING', 'reject', claim, `property ${claim.property}: ${r.why}`, {
+          cell: 'property',
+          property: claim.property,
+          ...r.detail,
+          next: r.next,
+        }),
+      );
+  }
+  if (claim.freeze !== undefined) cells.freeze = resolveFreeze(cfg, claim, claim.freeze, j.ledger, findings);
+  const statement = cfg.statements === 'off' ? [] : lintStatement(claim.statement);
+  for (const p of statement) {
+    findings.push(
+      finding(
+        'CLAIM_STATEMENT_WEAK',
+        cfg.statements === 'reject' ? 'reject' : 'warn',
+        claim,
+        `"${claim.statement}" ${p.message}`,
+        {
+          statement: claim.statement,
+          problem: p.kind,
+          next: 'rewrite the sentence to name the forbidden outcome, or drop the row (claims.statements sets the severity)',
+        },
+      ),
+    );
+  }
+  out.push(...(side === 'base' ? findings : findings.map(asHeadFinding)));
+  return { claim, cells, statement: statement.map((p) => p.kind) };
+}
+
+const asHeadFinding = (f: Finding): Finding => ({
+  ...f,
+  message: `the patch's own matrix: ${f.message} (the base's matrix is what is judged; editing it is CONTRACT_TOUCHED)`,
+  evidence: { ...f.evidence, side: 'head' },
+});
+
+/** The rows the patch added or changed in its copy of the matrix, and the rows it removed. */
+async function judgeHeadMatrix(j: Judge, base: ClaimMatrix, out: Finding[]): Promise<ClaimRow[]> {
+  const { ctx, cfg } = j;
+  let head: ClaimMatrix;
+  try {
+    head = await readMatrix(ctx.frozen.head, cfg.matrix, ctx.config.limits.contractBytes);
+  } catch (err) {
+    if (!(err instanceof ContractFileError)) throw err;
+    // Not the base's: it decides nothing, and CONTRACT_TOUCHED already names the edit that broke it.
+    return [];
+  }
+  const onBase = new Map(base.claims.map((c) => [c.id, c]));
+  const onHead = new Set(head.claims.map((c) => c.id));
+  const rows: ClaimRow[] = [];
+  for (const claim of head.claims) {
+    const was = onBase.get(claim.id);
+    if (was && sameClaim(was, claim)) continue;
+    rows.push(await judgeClaim(j, claim, 'head', out));
+  }
+  for (const claim of base.claims) {
+    if (onHead.has(claim.id)) continue;
+    out.push(
+      asHeadFinding(
+        finding('CLAIM_UNBOUND', 'reject', claim, 'the patch removed this claim from the matrix', {
+          removed: true,
+          next: 'claims are dropped by a human commit, never by the patch they judge',
+        }),
+      ),
+    );
+  }
+  return rows;
+}
+
+/**
+ * The fixture cell: a file on the head whose bytes a human locked in the
+ * base. The fixtures layer checks those bytes against the lock; with it off,
+ * no lock is checked, so no fixture cell can be filled.
+ */
+async function resolveFixture(
+  ctx: LayerContext,
+  claim: Claim,
+  fixture: string,
+  locked: Map<string, string> | undefined,
+  findings: Finding[],
+): Promise<CellResult> {
+  const missing = (why: string, next: string, extra: Record<string, unknown> = {}): CellResult => {
+    findings.push(
+      finding('CLAIM_FIXTURE_MISSING', 'reject', claim, `fixture ${fixture} ${why}`, {
+        cell: 'fixture',
+        fixture,
+        ...extra,
+        next,
+      }),
+    );
+    return { value: fixture, status: 'missing', why };
+  };
+  const bad = checkRepoPath(fixture);
+  if (bad) return missing(bad, 'name a repository path');
+  if (!locked)
+    return missing(
+      'cannot be checked: the fixtures layer is off, so no lock is verified',
+      'turn the fixtures layer on in the base config',
+    );
+  const onHead = (await ctx.head.readCommitted(fixture)) !== undefined;
+  if (!onHead)
+    return missing('is not a file on the head', 'restore the fixture, or bind the claim to one that exists');
+  if (locked.has(fixture))
+    return { value: fixture, status: 'bound', detail: { digest: locked.get(fixture) } };
+  const onBase = (await ctx.base.readCommitted(fixture)) !== undefined;
+  if (!onBase) {
+    const why =
+      'is not locked in the base: it was born in this patch, so it was dumped by the code under review and is not evidence';
+    findings.push(
+      finding('CLAIM_FIXTURE_UNREVIEWED', 'reject', claim, `fixture ${fixture} ${why}`, {
+        cell: 'fixture',
+        fixture,
+        base: 'absent',
+        lock: ctx.config.fixtures.lock,
+        next: `a human checks ${fixture} against a known source and locks it (patchgate lock) in a separate commit`,
+      }),
+    );
+    return { value: fixture, status: 'unreviewed', why };
+  }
+  return missing(
+    `is not locked (not in ${ctx.config.fixtures.lock} or fixtures.canonical of the base)`,
+    `lock it with patchgate lock in a human commit`,
+    {
+      lock: ctx.config.fixtures.lock,
+    },
+  );
+}
+
+function resolveFreeze(
+  cfg: ClaimsConfig,
+  claim: Claim,
+  cell: string,
+  ledger: ClaimLedger,
+  findings: Finding[],
+): CellResult {
+  const ref = parseFreezeRef(cell, cfg.ledger);
+  if (!ref.ok) {
+    const why = `names the ledger ${ref.ledger}, but the gate reads claims.ledger = ${cfg.ledger}`;
+    findings.push(
+      finding('CLAIM_FREEZE_MISSING', 'reject', claim, `freeze ${cell} ${why}`, {
+        cell: 'freeze',
+        freeze: cell,
+        ledger: cfg.ledger,
+        next: `write the cell as ${cfg.ledger}#${ref.id}, or as the id alone`,
+      }),
+    );
+    return { value: cell, status: 'missing', why };
+  }
+  const entry = ledger.entries.get(ref.id);
+  if (!entry) {
+    const known = [...ledger.entries.keys()];
+    const why = `id '${ref.id}' is absent from ${cfg.ledger}`;
+    findings.push(
+      finding('CLAIM_FREEZE_MISSING', 'reject', claim, `freeze ${why}`, {
+        cell: 'freeze',
+        freeze: ref.id,
+        ledger: cfg.ledger,
+        known: known.slice(0, 20),
+        next: `add an open entry '${ref.id}' to ${cfg.ledger} in a human commit`,
+      }),
+    );
+    return { value: cell, status: 'missing', why };
+  }
+  if (entry.status === 'blocked') {
+    const why = `is blocked (${entry.failsInWindow} failure(s) in the last ${ledger.windowRuns} runs${entry.lastFail ? `, last ${entry.lastFail}` : ''})`;
+    findings.push(
+      finding(
+        'FREEZE_BLOCKED',
+        'reject',
+        claim,
+        `freeze '${ref.id}' ${why}: its check cannot vote green until a human reopens it`,
+        {
+          cell: 'freeze',
+          freeze: ref.id,
+          ledger: cfg.ledger,
+          ...(entry.line !== undefined ? { ledgerLine: entry.line } : {}),
+          status: entry.status,
+          fails_in_window: entry.failsInWindow,
+          window_runs: ledger.windowRuns,
+          ...(entry.lastFail ? { last_fail: entry.lastFail } : {}),
+          next: `fix the cause, then a human runs: patchgate freeze reopen ${ref.id} --reason TEXT --owner WHO (and commits ${cfg.ledger} on its own)`,
+        },
+      ),
+    );
+    return { value: cell, status: 'blocked', why };
+  }
+  return { value: cell, status: 'bound', detail: { freeze: ref.id, fails_in_window: entry.failsInWindow } };
+}
