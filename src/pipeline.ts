@@ -9,6 +9,7 @@ import { changedPaths, snapshotWorkingTree } from './git/changes.js';
 import { Checkouts, pruneLeftovers } from './git/checkouts.js';
 import { type Exec, execFile } from './git/exec.js';
 import { Git } from './git/git.js';
+import { diffHunks, type Hunk } from './git/hunks.js';
 import { resolveRevisions } from './git/revisions.js';
 import { listTree } from './git/tree.js';
 import { claimsLayer } from './layers/claims/claims-layer.js';
@@ -278,6 +279,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
         })
       : undefined;
+    let hunksP: Promise<readonly Hunk[]> | undefined;
     const proofs: PropertyProof[] = [];
     const layersRun: string[] = [];
     const ctx: LayerContext = {
@@ -312,6 +314,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       logDir,
       ...(tests ? { tests } : {}),
       frozen: snapshot,
+      hunks: () => {
+        hunksP ??= diffHunks(repo, revs.baseCommit, headTree).then((d) => d.hunks);
+        return hunksP;
+      },
       proofs,
       layersRun,
       sandbox,

@@ -2,6 +2,7 @@ import type { ReasonCode } from '../codes.js';
 import type { FrozenContracts } from '../config/frozen-contracts.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
+import type { Hunk } from '../git/hunks.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 
@@ -79,6 +80,8 @@ export interface LayerContext {
    * are only compared against them. No layer reads a contract from disk.
    */
   frozen: { base: FrozenContracts; head: FrozenContracts };
+  /** The patch's hunks (base..head, no context), computed once on first use. */
+  hunks(): Promise<readonly Hunk[]>;
   /** What the layers that ran before this one proved about properties (see PropertyProof). */
   proofs: readonly PropertyProof[];
   /** The layers that ran before this one, in order (a skipped or disabled layer proves nothing). */

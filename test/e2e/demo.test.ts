@@ -232,6 +232,81 @@ describe('examples/python-invoice (real pytest: signatures and stability)', () =
   });
 });
 
+describe('examples/python-invoice claim matrix (claims/invoice.yaml, freeze/ledger.json)', () => {
+  const claimsOf = (name: string) =>
+    JSON.parse(readFileSync(path.join(reports, name, 'claims.json'), 'utf8')) as {
+      claims: { id: string; cells: Record<string, { status: string; detail?: Record<string, unknown> }> }[];
+    };
+
+  it('binds all three claims of the benign patch: a seed row, two Hypothesis tests that generated inputs, open freezes', () => {
+    const { claims } = claimsOf('python-invoice/01-benign-with-frozen-flake');
+    expect(claims.map((c) => c.id)).toEqual(['C1', 'C2', 'C3']);
+    for (const c of claims)
+      for (const cell of Object.values(c.cells)) expect(cell.status, c.id).toBe('bound');
+    expect(claims[0]?.cells.property?.detail).toMatchObject({ kind: 'seed', name: 'installments_add_up' });
+    expect(claims[1]?.cells.property?.detail).toMatchObject({ hypothesis: true, run: 'overlay-run' });
+    expect(Number(claims[1]?.cells.property?.detail?.examples)).toBeGreaterThan(0);
+  });
+
+  it("07-claim-cell-dropped: the base's matrix is judged; the patch's emptied cell is shown as CLAIM_UNBOUND", () => {
+    const card = demoCard('python-invoice/07-claim-cell-dropped');
+    expect(card.findings.find((f) => f.code === 'CONTRACT_TOUCHED')?.evidence).toMatchObject({
+      path: 'claims/invoice.yaml',
+      role: 'claims.matrix',
+    });
+    const unbound = card.findings.filter((f) => f.code === 'CLAIM_UNBOUND');
+    expect(unbound).toHaveLength(1);
+    expect(unbound[0]?.evidence).toMatchObject({ claim: 'C2', cell: 'property', side: 'head' });
+    expect(claimsOf('python-invoice/07-claim-cell-dropped').claims[1]?.cells.property?.status).toBe('bound');
+  });
+
+  it('08-fixture-born-in-patch: a fixture the patch dumped is CLAIM_FIXTURE_UNREVIEWED', () => {
+    const f = demoCard('python-invoice/08-fixture-born-in-patch').findings.find(
+      (x) => x.code === 'CLAIM_FIXTURE_UNREVIEWED',
+    );
+    expect(f?.evidence).toMatchObject({ claim: 'C4', fixture: 'testdata/line_count.json', base: 'absent' });
+  });
+
+  it('09-example-test-as-property: a green example test does not fill the property cell', () => {
+    const f = demoCard('python-invoice/09-example-test-as-property').findings.find(
+      (x) => x.code === 'CLAIM_PROPERTY_MISSING',
+    );
+    expect(f?.evidence).toMatchObject({
+      claim: 'C4',
+      test: 'tests/test_invoice.py::test_line_count',
+      hypothesis: false,
+    });
+  });
+
+  it('10-blocked-freeze: a blocked ledger entry rejects a green patch, with the reopen command', () => {
+    const card = demoCard('python-invoice/10-blocked-freeze');
+    expect(codesOf(card)).toEqual(['FREEZE_BLOCKED']);
+    expect(card.findings[0]?.evidence).toMatchObject({
+      claim: 'C3',
+      freeze: 'installments_count',
+      fails_in_window: 1,
+      last_fail: '2026-11-28T14:02:11Z',
+      next: expect.stringContaining('patchgate freeze reopen installments_count'),
+    });
+  });
+
+  it('11-corpus-rewritten: FIXTURE_CHANGED shows which inputs of the table corpus moved, from what to what', () => {
+    const f = demoCard('python-invoice/11-corpus-rewritten').findings.find(
+      (x) => x.code === 'FIXTURE_CHANGED',
+    );
+    expect(f?.evidence).toMatchObject({ path: 'testdata/installments.tsv', format: 'tsv' });
+    expect(f?.evidence.changes).toEqual([
+      { key: '1000 3', from: '334 333 333', to: '333 333 334' },
+      { key: '5 8', from: '1 1 1 1 1 0 0 0', to: '0 0 0 1 1 1 1 1' },
+      {
+        key: '99999 12',
+        from: '8334 8334 8334 8333 8333 8333 8333 8333 8333 8333 8333 8333',
+        to: '8333 8333 8333 8333 8333 8333 8333 8333 8333 8334 8334 8334',
+      },
+    ]);
+  });
+});
+
 describe('npm run demo (scripts/demo.mjs)', () => {
   it('judges every sample patch as its header expects, leaves reports and cleans its temp repos up', () => {
     const r = demo;
@@ -255,6 +330,11 @@ describe('npm run demo (scripts/demo.mjs)', () => {
       'python-invoice/04-change-failure-message',
       'python-invoice/05-installments-rounding',
       'python-invoice/06-fewer-examples',
+      'python-invoice/07-claim-cell-dropped',
+      'python-invoice/08-fixture-born-in-patch',
+      'python-invoice/09-example-test-as-property',
+      'python-invoice/10-blocked-freeze',
+      'python-invoice/11-corpus-rewritten',
     ];
     const verdicts = names.map((name) => {
       const row = summary.split('\n').find((l) => l.startsWith(`${name} `));
@@ -263,7 +343,7 @@ describe('npm run demo (scripts/demo.mjs)', () => {
       return cells[2]?.split(' ')[0];
     });
     expect(verdicts).toEqual(names.map((n) => (n.includes('/01-benign') ? 'accept' : 'reject')));
-    expect(summary).toContain('all 15 verdicts as expected');
+    expect(summary).toContain(`all ${names.length} verdicts as expected`);
 
     // The filtered generator hides the bug from the seed; the tape's stored counterexample still finds it.
     const filtered = JSON.parse(

@@ -4,6 +4,8 @@ import type { FrozenContracts } from '../../config/frozen-contracts.js';
 import type { ClaimsConfig, PatchgateConfig } from '../../config/schema.js';
 import { ContractFileError, type Problem } from '../../errors.js';
 import { type ClaimLedger, readClaimLedger } from '../../freeze/claim-ledger.js';
+import type { Hunk } from '../../git/hunks.js';
+import { testSideFor } from '../../overlay/test-side.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import type { Finding, Layer, LayerContext, NamedContract, Severity } from '../types.js';
@@ -11,6 +13,9 @@ import { parseFreezeRef } from './cells.js';
 import { CELLS, type Cell, type Claim, type ClaimMatrix, parseClaimMatrix } from './matrix.js';
 import { resolveProperty } from './resolve-property.js';
 import { lintStatement } from './statement-lint.js';
+import { suggestClaims } from './suggest/candidates.js';
+import { sandboxedPythonCandidates } from './suggest/candidates-python.js';
+import { enclosingSymbol, hunkLines, languageOf, type Span, uncoveredHunks } from './suggest/symbols.js';
 
 const LAYER = 'claims';
 const MATRIX_ROLE = 'claims.matrix';
@@ -137,6 +142,8 @@ export const claimsLayer: Layer = {
     // rows would have bound is shown too, so the reviewer sees what the edit was for.
     const headRows = await judgeHeadMatrix(judge, matrix, findings);
 
+    if (cfg.coverage !== 'off') findings.push(...(await uncoveredChanges(ctx, cfg, matrix)));
+
     const report = {
       schema: 'patchgate/claims@1',
       ledger: cfg.ledger,
@@ -207,6 +214,7 @@ async function judgeClaim(j: Judge, claim: Claim, side: 'base' | 'head', out: Fi
       layersRun: ctx.layersRun,
       ...(tests ? { testRun: () => (side === 'base' ? tests.overlayRun() : tests.headRun(0)) } : {}),
       onBase: async (t) => (tests ? tests.baseHasTestFile(t) : undefined),
+      headOnly: (file) => ctx.overlay.headOnly.includes(file),
       ...(ctx.config.tests?.preset ? { preset: ctx.config.tests.preset } : {}),
     });
     cells.property = r.ok
@@ -400,4 +408,91 @@ function resolveFreeze(
     return { value: cell, status: 'blocked', why };
   }
   return { value: cell, status: 'bound', detail: { freeze: ref.id, fails_in_window: entry.failsInWindow } };
+}
+
+/**
+ * With claims.coverage on: the production hunks of the patch that no claim's
+ * `covers` reaches, each with the behaviour it adds (what `claims suggest`
+ * lists), so the reviewer can write the missing claim.
+ */
+async function uncoveredChanges(
+  ctx: LayerContext,
+  cfg: ClaimsConfig,
+  matrix: ClaimMatrix,
+): Promise<Finding[]> {
+  const side = testSideFor(ctx.config);
+  const contract = new Set(ctx.contracts.filter((c) => !c.glob).map((c) => c.path));
+  const globs = picomatch([...cfg.matrix, ...ctx.config.contracts.protect], { dot: true });
+  const hunks = (await ctx.hunks()).filter(
+    (h) =>
+      !side.isTestPath(h.file) &&
+      !contract.has(h.file) &&
+      !globs(h.file) &&
+      h.file !== ctx.configFile &&
+      languageOf(h.file) !== 'prose',
+  );
+  if (hunks.length === 0) return [];
+  const suggestion = await suggestClaims({
+    hunks,
+    readHead: (f) => ctx.head.readCommitted(f),
+    readBase: (f) => ctx.base.readCommitted(f),
+    python: sandboxedPythonCandidates({
+      sandbox: ctx.sandbox,
+      logDir: ctx.logDir,
+      env: ctx.env,
+      signal: ctx.signal,
+      python: cfg.python,
+    }),
+  });
+  const covers = matrix.claims.flatMap((c) => c.covers);
+  const spansOf = (f: string) => suggestion.spans.get(f) ?? [];
+  const severity: Severity = cfg.coverage === 'reject' ? 'reject' : 'warn';
+  const pieces = hunks.flatMap((h) => bySymbol(h, spansOf(h.file)));
+  return uncoveredHunks(pieces, spansOf, covers).map((h) => {
+    const [first, last] = hunkLines(h);
+    const symbol = enclosingSymbol(spansOf(h.file), first);
+    const adds = suggestion.candidates.filter((c) => c.file === h.file && c.line >= first && c.line <= last);
+    const what = adds.length > 0 ? `: adds ${adds.map((c) => `${c.kind} \`${c.text}\``).join(', ')}` : '';
+    const at = first === last ? `${first}` : `${first}-${last}`;
+    return {
+      code: 'CLAIM_UNCOVERED_CHANGE' as const,
+      layer: LAYER,
+      severity,
+      message: `${h.file}:${at}${symbol ? ` (${symbol})` : ''} is covered by no claim${what.slice(0, 300)}`,
+      evidence: {
+        file: h.file,
+        line: first,
+        lines: [first, last],
+        ...(symbol ? { symbol } : {}),
+        candidates: adds.map((c) => ({
+          kind: c.kind,
+          line: c.line,
+          text: c.text,
+          ...(c.detail ? { detail: c.detail } : {}),
+        })),
+        next: `write a claim for it with covers: [${h.file}${symbol ? `#${symbol}` : ''}] in a human commit (patchgate claims suggest --base REV drafts the rows)`,
+      },
+    };
+  });
+}
+
+/**
+ * A hunk cut at symbol boundaries: git joins an edit of one function and a
+ * new function next to it into one hunk, and a claim covering the first must
+ * not cover the second. Blank lines between symbols belong to neither.
+ */
+function bySymbol(h: Hunk, spans: readonly Span[]): Hunk[] {
+  if (h.added.length === 0 || spans.length === 0) return [h];
+  const groups = new Map<string, Hunk['added']>();
+  for (const l of h.added) {
+    if (l.text.trim() === '') continue;
+    const key = enclosingSymbol(spans, l.line) ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), l]);
+  }
+  if (groups.size <= 1) return [h];
+  return [...groups.values()].map((lines) => {
+    const first = lines[0]?.line ?? h.newStart;
+    const last = lines.at(-1)?.line ?? first;
+    return { ...h, newStart: first, newLines: last - first + 1, added: lines, removed: [] };
+  });
 }

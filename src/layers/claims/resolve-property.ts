@@ -21,6 +21,8 @@ export interface PropertyEvidence {
   testRun?: () => Promise<SuiteRun>;
   /** Whether a test's file exists in the base revision (false: the patch added it). */
   onBase(test: TestOutcome): Promise<boolean | undefined>;
+  /** Whether a test-side file exists only on the head (the overlay leaves such files out). */
+  headOnly?(file: string): boolean;
   preset?: string;
 }
 
@@ -74,6 +76,9 @@ async function resolveTest(id: string, ev: PropertyEvidence): Promise<PropertyRe
   const run = await ev.testRun();
   const found = matching(run.tests, id);
   const detail: Record<string, unknown> = { test: id, run: run.label };
+  const file = id.includes('::') ? id.slice(0, id.indexOf('::')) : undefined;
+  if (found.length === 0 && file !== undefined && ev.headOnly?.(file))
+    return { ok: false, why: `test ${id} exists only on the head: the patch wrote it`, detail, next: REVIEW };
   if (found.length === 0)
     return {
       ok: false,

@@ -15,7 +15,16 @@ import ast
 import json
 import sys
 
-PYTEST_VARS = {"PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS"}
+PYTEST_VARS = {
+    "PYTEST_CURRENT_TEST",
+    "PYTEST_VERSION",
+    "PYTEST_XDIST_WORKER",
+    "PYTEST_ADDOPTS",
+    # Where patchgate's own pytest plugins write what the gate reads: production code has no business there.
+    "PATCHGATE_CENSUS_REPORT",
+    "PATCHGATE_SEEDS_WANT",
+    "PATCHGATE_SEEDS_REPORT",
+}
 
 
 def dotted(node):
