@@ -12,11 +12,23 @@ export {
   type PatchgateConfigInput,
 } from './config/schema.js';
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
+export {
+  type ClaimLedger,
+  type ClaimLedgerEntry,
+  parseClaimLedger,
+  readClaimLedger,
+  recordRun,
+  reopenEntry,
+} from './freeze/claim-ledger.js';
 export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
 export { JUnitParseError, parseJUnit, parseJUnitFile } from './junit/index.js';
 export type { JUnitReport, TestOutcome, TestStatus } from './junit/model.js';
+export { type Claim, type ClaimMatrix, parseClaimMatrix } from './layers/claims/matrix.js';
+export { lintStatement, type StatementProblem } from './layers/claims/statement-lint.js';
+export { type Candidate, type Suggestion, suggestClaims } from './layers/claims/suggest/candidates.js';
 export { digestTree } from './layers/fixtures/digest-tree.js';
+export { diffFixture, type FixtureDiff, type ValueChange } from './layers/fixtures/fixture-diff.js';
 export { relockFixtures } from './layers/fixtures/relock.js';
 export {
   type BrandedProperty,
@@ -43,6 +55,7 @@ export type {
   Layer,
   LayerContext,
   Override,
+  PropertyProof,
   Severity,
 } from './layers/types.js';
 export { type Clock, type GateHooks, LAYERS, type RunGateOptions, runGate } from './pipeline.js';

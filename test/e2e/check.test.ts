@@ -29,6 +29,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'signatures:skipped',
       'regression:skipped',
       'stability:skipped',
+      'claims:skipped',
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');
     expect(repo.extraWorktrees()).toEqual([]);

@@ -3,12 +3,15 @@
  * plugin, real Hypothesis, real hits scoring, in the sandbox. One gate run
  * binds many claims at once where the claims differ only in their cells.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { exampleFiles } from '../helpers/example-repo.js';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
+import { repoRoot } from '../helpers/shared.js';
 
 type Finding = {
   code: string;
@@ -96,6 +99,23 @@ function claimsRepo(claims: string, extra: Files = {}, config: Record<string, un
     'claims/calc.yaml': `patch: "calc"\nclaims:\n${claims}`,
     ...extra,
   });
+}
+
+/** A real pytest run of the repo's tests, writing its JUnit report; a failing suite is a result, not an error. */
+function pytestRun(repo: GitDir, junit: string): void {
+  try {
+    execFileSync(
+      '/usr/bin/python3',
+      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${junit}`, 'tests'],
+      {
+        cwd: repo.dir,
+        env: { ...process.env, PYTHONPATH: 'src' },
+        stdio: 'ignore',
+      },
+    );
+  } catch (err) {
+    if ((err as { status?: number }).status !== 1) throw err;
+  }
 }
 
 function agent(repo: GitDir, files: Files): GitDir {
@@ -276,6 +296,87 @@ if _path:
     );
     expect(uncovered[1]?.message).toMatch(/^src\/fmt\.ts:5-6 \(code\) is covered by no claim: adds return/);
   }, 120_000);
+
+  it('claims suggest lists the behaviour a real patch of the example adds, test side left out', async () => {
+    const dir = path.join(repoRoot, 'examples/python-invoice');
+    const repo = GitDir.create(exampleFiles(dir));
+    repo.git('checkout', '-q', '-b', 'agent');
+    for (const p of ['05-installments-rounding', '01-benign-with-frozen-flake'])
+      repo.git('apply', path.join(dir, 'patches', `${p}.patch`));
+    repo.commit('agent');
+    const r = await runCli(['claims', 'suggest', '--base', 'main', '--head', 'agent', '--json'], {
+      cwd: repo.dir,
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        id: 'C1',
+        file: 'installments.py',
+        line: 15,
+        kind: 'return',
+        text: 'return [round(total_cents / count)] * count',
+        symbol: 'split_installments',
+      },
+      {
+        id: 'C2',
+        file: 'invoice.py',
+        line: 9,
+        kind: 'return',
+        text: 'return len(invoice["lines"])',
+        symbol: 'line_count',
+      },
+    ]);
+    expect(r.stderr).toContain('tests/test_invoice.py');
+  }, 60_000);
+
+  it('patchgate record blocks the freeze whose claim property failed in a real pytest run, from the matrix alone', async () => {
+    const repo = claimsRepo(claim('C1', { ...BOUND, freeze: 'add_open' }));
+    repo.write({ 'src/calc.py': 'def add(a, b):\n    return a + b + (1 if a > b else 0)\n' });
+    const junit = path.join(tempDir('pg-record-'), 'junit.xml');
+    // The property fails: that is the run being recorded.
+    pytestRun(repo, junit);
+    const r = await runCli(
+      ['record', '--junit', junit, '--run-id', 'main-1', '--at', '2026-12-01T10:00:00Z'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('add_open: open → blocked');
+    const ledger = JSON.parse(readFileSync(path.join(repo.dir, 'freeze/ledger.json'), 'utf8'));
+    expect(ledger.entries.add_open).toMatchObject({
+      status: 'blocked',
+      fails_in_window: 1,
+      last_fail: '2026-12-01T10:00:00Z',
+      recent: 'F',
+    });
+    // A later green run never clears it; only a human reopen does.
+    repo.write({ 'src/calc.py': CALC });
+    pytestRun(repo, junit);
+    await runCli(['record', '--junit', junit, '--run-id', 'main-2', '--at', '2026-12-02T10:00:00Z'], {
+      cwd: repo.dir,
+    });
+    expect(
+      JSON.parse(readFileSync(path.join(repo.dir, 'freeze/ledger.json'), 'utf8')).entries.add_open,
+    ).toMatchObject({
+      status: 'blocked',
+      recent: 'FP',
+    });
+    const reopen = await runCli(
+      ['freeze', 'reopen', 'add_open', '--reason', 'fixed the order bug', '--owner', 'hana'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(reopen.code, reopen.stderr).toBe(0);
+    expect(
+      JSON.parse(readFileSync(path.join(repo.dir, 'freeze/ledger.json'), 'utf8')).entries.add_open,
+    ).toMatchObject({
+      status: 'open',
+      fails_in_window: 0,
+      reopened: { owner: 'hana', reason: 'fixed the order bug' },
+    });
+  }, 60_000);
 
   it('says CLAIMS_EMPTY when the base has no matrix file, and when its files hold no claim', async () => {
     const none = GitDir.create({

@@ -14,6 +14,7 @@ const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('he
 interface Finding {
   code: string;
   severity: string;
+  message: string;
   evidence: Record<string, unknown>;
 }
 interface Card {
@@ -98,6 +99,7 @@ describe('examples/invoice', () => {
       'signatures:skipped',
       'regression:skipped',
       'stability:skipped',
+      'claims:skipped',
     ]);
   });
 
@@ -112,7 +114,11 @@ describe('examples/invoice', () => {
       actual: sha256(readFileSync(repo.path('testdata/invoice_v3.json'))),
       lock: 'FIXTURE_LOCK.json',
       overridden: false,
+      // What moved, not only two digests.
+      format: 'json',
+      changes: [{ key: 'total_cents', from: '1500', to: '1600' }],
     });
+    expect(card.findings[0]?.message).toContain('(total_cents: 1500 → 1600)');
   });
 
   it('03-rewrite-golden-and-lock: rejects the lock edit (CONTRACT_TOUCHED) and judges the fixture by the base lock', () => {
@@ -181,7 +187,7 @@ describe('examples/python-invoice (real pytest: signatures and stability)', () =
     );
     const logs = readdirSync(path.join(reports, 'python-invoice/01-benign-with-frozen-flake/tests'));
     expect(logs).toEqual(
-      expect.arrayContaining(['head-run-1.junit.xml', 'head-run-5.stdout.log', 'base-rerun-1.junit.xml']),
+      expect.arrayContaining(['head-run-1.junit.xml', 'head-run-3.stdout.log', 'base-rerun-1.junit.xml']),
     );
     const summary = readFileSync(
       path.join(reports, 'python-invoice/01-benign-with-frozen-flake/summary.md'),

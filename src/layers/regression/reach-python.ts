@@ -4,12 +4,9 @@
  * checkout head code could have rewritten) in the sandbox, under `-I -S` so
  * nothing from the repository is importable. One process for every file.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Change } from '../../git/changes.js';
 import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
-import { runLogged } from '../../runners/tests/run-tests.js';
-import { scrubbedEnv } from '../../util/scrub-env.js';
+import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import type { LayerContext } from '../types.js';
 import { classifyPyImport, type Reach } from './reach-rules.js';
 
@@ -30,43 +27,23 @@ export async function pythonReach(
   files: { change: Change; head: string | undefined; base: string | undefined }[],
   isTestPath: (p: string) => boolean,
 ): Promise<Map<string, { head: Reach[]; base: Reach[] }>> {
-  const io = path.join(ctx.logDir, 'reach-python.io');
-  await rm(io, { recursive: true, force: true });
-  await mkdir(io, { recursive: true });
-  const request: Record<string, string> = {};
-  let n = 0;
+  const texts = new Map<string, string>();
   for (const f of files) {
     for (const side of ['head', 'base'] as const) {
       const text = f[side];
-      if (text === undefined) continue;
-      const file = path.join(io, `${++n}.py`);
-      await writeFile(file, text);
-      request[`${side}\u241f${f.change.path}`] = file;
+      if (text !== undefined) texts.set(`${side}\u241f${f.change.path}`, text);
     }
   }
-  const requestFile = path.join(io, 'request.json');
-  const answerFile = path.join(io, 'answer.json');
-  await writeFile(requestFile, JSON.stringify({ files: request }));
-  await ctx.sandbox.grant(io);
-  const run = await runLogged({
+  const answer = (await parsePythonTexts({
     sandbox: ctx.sandbox,
-    cwd: io,
-    writable: [io],
-    argv: ['python3', '-I', '-S', PYTHON_REACH_PATH, requestFile, answerFile],
-    env: scrubbedEnv(ctx.env),
-    timeoutMs: 60_000,
-    outDir: ctx.logDir,
+    logDir: ctx.logDir,
     label: 'reach-python',
+    script: PYTHON_REACH_PATH,
+    python: 'python3',
+    env: ctx.env,
     signal: ctx.signal,
-  });
-  let answer: Answer;
-  try {
-    answer = JSON.parse(await readFile(answerFile, 'utf8')) as Answer;
-  } catch {
-    throw new Error(
-      `the Python parser (${PYTHON_REACH_PATH}) exited with ${run.exitCode} and gave no answer; see ${run.stderrFile}`,
-    );
-  }
+    texts,
+  })) as Answer;
   const out = new Map<string, { head: Reach[]; base: Reach[] }>();
   for (const f of files) {
     const entry = { head: [] as Reach[], base: [] as Reach[] };

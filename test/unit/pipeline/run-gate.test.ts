@@ -36,6 +36,7 @@ describe('runGate', () => {
       'signatures:skipped',
       'regression:skipped',
       'stability:skipped',
+      'claims:skipped',
       'boom:error',
     ]);
     expect(card.findings.map((f) => f.code)).toEqual(['CONTRACT_TOUCHED', 'INTERNAL_ERROR']);

@@ -23,13 +23,10 @@
  * The adapter takes a sandbox, a log folder, the environment, a signal and
  * the interpreter rather than a whole LayerContext, so the CLI can call it.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Hunk } from '../../../git/hunks.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
-import { runLogged } from '../../../runners/tests/run-tests.js';
+import { parsePythonTexts } from '../../../runners/harness/python-parse.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
-import { scrubbedEnv } from '../../../util/scrub-env.js';
 import {
   type Candidate,
   type CandidateKind,
@@ -125,39 +122,13 @@ export function readFacts(answer: unknown): PythonFacts {
 export function sandboxedPythonCandidates(opts: PythonAdapterOptions): PythonCandidates {
   return async (sources) => {
     if (sources.length === 0) return [];
-    const io = path.join(opts.logDir, 'claims-python.io');
-    await rm(io, { recursive: true, force: true });
-    await mkdir(io, { recursive: true });
-    const request: Record<string, string> = {};
-    for (const [i, s] of sources.entries()) {
-      const file = path.join(io, `${i + 1}.py`);
-      await writeFile(file, s.text);
-      request[String(i + 1)] = file;
-    }
-    const requestFile = path.join(io, 'request.json');
-    const answerFile = path.join(io, 'answer.json');
-    await writeFile(requestFile, JSON.stringify({ files: request }));
-    await opts.sandbox.grant(io);
-    const run = await runLogged({
-      sandbox: opts.sandbox,
-      cwd: io,
-      writable: [io],
-      argv: [opts.python, '-I', '-S', PYTHON_CLAIMS_PATH, requestFile, answerFile],
-      env: scrubbedEnv(opts.env),
-      timeoutMs: 60_000,
-      outDir: opts.logDir,
+    const answer = await parsePythonTexts({
+      ...opts,
       label: 'claims-python',
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      script: PYTHON_CLAIMS_PATH,
+      texts: new Map(sources.map((s, i) => [String(i + 1), s.text])),
     });
-    let answer: unknown;
-    try {
-      answer = JSON.parse(await readFile(answerFile, 'utf8'));
-    } catch {
-      throw new Error(
-        `the Python parser (${opts.python} ${PYTHON_CLAIMS_PATH}) exited with ${run.exitCode} and gave no answer; see ${run.stderrFile}`,
-      );
-    }
-    return sources.map((_, i) => readFacts(isObject(answer) ? answer[String(i + 1)] : undefined));
+    return sources.map((_, i) => readFacts(answer[String(i + 1)]));
   };
 }
 
