@@ -1,12 +1,12 @@
-// Writes the JSON Schema of the config from the zod schema, so editors and
-// other tools validate patchgate.config.json/yaml exactly as the gate does.
+// Writes the JSON Schema of the config and of every contract file (fixture
+// lock, flake ledger, seed tape, signature freeze, stability freeze, claim
+// matrix, claim ledger) from the zod schemas the gate validates with, so
+// editors and other tools check those files exactly as the gate does.
 import { writeFileSync } from 'node:fs';
-import { z } from 'zod';
-import { configSchema } from '../dist/config/schema.js';
+import { ALL_JSON_SCHEMAS, jsonSchemaDocument } from '../dist/config/contract-schemas.js';
 
-const schema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' });
-schema.$id = 'https://patchgate.dev/schema/patchgate.config.schema.json';
-schema.title = 'patchgate configuration';
-const out = new URL('../schema/patchgate.config.schema.json', import.meta.url);
-writeFileSync(out, `${JSON.stringify(schema, null, 2)}\n`);
-console.log(`wrote ${out.pathname.replace(process.cwd() + '/', '')}`);
+for (const entry of ALL_JSON_SCHEMAS) {
+  const out = new URL(`../schema/${entry.file}`, import.meta.url);
+  writeFileSync(out, `${JSON.stringify(jsonSchemaDocument(entry), null, 2)}\n`);
+  console.log(`wrote ${out.pathname.replace(`${process.cwd()}/`, '')}`);
+}

@@ -1,103 +1,318 @@
 /**
  * Stable reason codes. A code's meaning never changes once released; users
  * grep for them, document them and configure on them. `patchgate explain
- * CODE` prints the text below.
+ * CODE` prints, per code, what it means, why it blocks (or only warns), and
+ * the human path to resolve it, with the exact command or variable where
+ * there is one. This module imports nothing: the CLI reads it on its own.
  */
+export interface CodeExplanation {
+  /** What the finding says happened. */
+  meaning: string;
+  /** Why that rejects (or warns, or leaves the gate unable to decide). */
+  why: string;
+  /** What a person does about it: the command, the variable, the file to fix. */
+  next: string;
+}
+
+const FREEZE_ROW_NEXT =
+  'Fix the row in a human commit of its own, or remove it; the gate reads the base copy.';
+
 export const REASON_CODES = {
-  CONTRACT_TOUCHED:
-    'The patch added, modified, deleted or renamed a human-owned contract path (the config, a contract file it names, or a protected glob such as CI workflows). Contract edits go through a separate, human-reviewed commit.',
-  CONTRACT_MISSING:
-    'A contract file that the base config names does not exist in the base revision, so the rule it carries cannot be checked. Restore or create it in a human commit.',
-  FIXTURE_CHANGED:
-    "The raw bytes of a locked fixture differ from the digest in the base FIXTURE_LOCK.json. Accepted only when the lock's override variable is set by a human job; the override is then listed on the scorecard.",
-  FIXTURE_MISSING:
-    'A fixture named in the base FIXTURE_LOCK.json is gone from the head. Always rejects, even with an override.',
-  FIXTURE_ADDED:
-    'A file under a fixture root is not named by the base lock. Recorded, not a pass: a human must lock it with `patchgate lock` in a separate commit.',
-  FIXTURE_DIGEST_MISMATCH:
-    "The canonical-JSON digest of a fixture (Python's json.dumps with sort_keys and compact separators, then SHA-256) differs from its digest file in the base.",
-  ZERO_HIT:
-    'A property that no perturbation of its fixture can fail. It is decoration, and can never be frozen.',
-  FALSE_CLAIM: 'A property claims a fixture field, but perturbing that field never changes its outcome.',
-  UNCLAIMED_HIT:
-    'Perturbing a field the property does not claim changes its outcome. Reported so the claim set can be corrected.',
-  HIT_SURFACE_SHRANK:
-    'A property hits fewer fixture fields on the head than on the base: the patch weakened it.',
-  PROPERTY_SET_CHANGED: 'A property exists on one side only. A new property earns nothing until it has hits.',
-  FLAKE_UNCLASSIFIED:
-    'Retries under an unchanged fixture digest disagree and no valid ledger row names the cause.',
-  LEDGER_UNKNOWN_CAUSE: 'A flake ledger row names a cause class outside the allowed set.',
-  LEDGER_EXPIRED: 'A flake ledger row has expired. The property runs unfrozen.',
-  LEDGER_DIGEST_MISMATCH: "A flake ledger row's fixture digest does not match the lock.",
-  LEDGER_FREEZE_HITS:
-    'A flake ledger row asks to freeze the hit scorer (freeze_hits: true). Hits are not freezable.',
-  LEDGER_EXTERNAL_IO_INVALID:
-    'An EXTERNAL_IO freeze for a property whose claimed fields all live in the lock: the I/O does not belong there.',
-  LEDGER_CLOCK_CAP: 'More than one active CLOCK freeze for one property. Fix the property instead.',
-  LEDGER_NO_ACTION: 'A flake ledger row has no action. A freeze without a next step is a skip.',
-  SEED_FAILED:
-    'A seed recorded on the base tape fails on the head (through its generator, its recorded path or its stored counterexample), no longer runs (skipped, xfailed), or names a property that no longer exists: renaming does not escape the tape.',
-  SEED_DROPPED:
-    "A seed recorded on the base tape is missing on the head's tape, or lost its stored counterexample or path. Seeds only grow.",
-  MIN_EXAMPLES_LOWERED: "A property's min_examples is lower on the head's tape than on the base's.",
-  MIN_EXAMPLES_NOT_MET:
-    'A property actually ran fewer examples than its floor, counted by the runner (fast-check: the run the property declares; Hypothesis: its statistics), never read from configuration.',
-  UNKNOWN_FAILURE_SIGNATURE: 'A test failed with a signature that no freeze row covers.',
-  UNFROZEN_SKIP: 'A test was skipped or xfailed without a matching freeze row. A skip is a fail.',
-  SIGNATURE_ROW_DELETED: 'A freeze row present on the base is gone from the head.',
-  NEW_FLAKE:
-    'A test stable on the base flakes on the head: the patch introduced nondeterminism. Never freezable.',
-  PREEXISTING_FLAKE_UNFROZEN: 'A test flaky on both sides without an unexpired, owned freeze row.',
-  REGRESSION:
-    "A test of the base passes on the base but fails or is skipped on the head's code, run with the base's own tests and runner config (the overlay revision). The head's edits to its tests cannot hide it; a signature row covers it as usual, and a human job may accept it with tests.overrideTokenEnv.",
-  TEST_VANISHED:
-    "A test of the base passes on the base but did not run at all on the head's code with the base's tests (a collection or import error, or dropped from the run). A test cannot vanish.",
-  TOOLCHAIN_CHANGED:
-    'The patch changes the test toolchain: the version or source of a test runner, assertion or property library (manifest, lockfile, requirements), a committed node_modules or vendored copy, or a file that hooks installs or interpreter start-up. A human reviews it in its own commit, or a human job accepts it with tests.overrideTokenEnv.',
-  PRODUCTION_REACHES_TESTS:
-    'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules). Code under test must not see or steer the tests that judge it.',
-  CLAIMS_EMPTY:
-    'The claims layer is on, but the base has no claim matrix file, or its matrix files hold no claim. An empty matrix binds nothing, so it is never a pass.',
-  CLAIM_UNBOUND:
-    'A claim in the base matrix leaves a cell empty: its fixture, its property or its freeze rule. An empty cell is a merge blocker, whatever the suite says.',
-  CLAIM_FIXTURE_MISSING:
-    "A claim's fixture is not a file on the head, or is not locked (in the base FIXTURE_LOCK.json or fixtures.canonical), so no bytes a human checked back the claim.",
-  CLAIM_PROPERTY_MISSING:
-    "A claim's property did not fill its cell in this run: not found, not passing, written by the patch itself, an example test that ran no generated inputs, or a patchgate property with zero hits (it has no failure mode).",
-  CLAIM_FREEZE_MISSING:
-    "A claim's freeze id is not an entry of the base freeze-window ledger (or names another ledger file than claims.ledger).",
-  CLAIM_FIXTURE_UNREVIEWED:
-    "A claim's fixture is not locked in the base: it was born in this patch (dumped by the code under review) or its head bytes are not the locked ones. It is not evidence until a human locks it in a separate commit.",
-  CLAIM_UNCOVERED_CHANGE:
-    "A production hunk of the patch is covered by no claim's `covers` (with claims.coverage on). Warning by default; write a claim for the behaviour it adds.",
-  CLAIM_STATEMENT_WEAK:
-    'A claim sentence names no bound ("never", "always", "at most", "maps to", "stable", a comparison) or only restates a function name. Warning by default (claims.statements). Rewrite it to name the forbidden outcome.',
-  FREEZE_BLOCKED:
-    "A claim's freeze entry in the base ledger is blocked: its check failed inside the recorded window. It cannot vote green until a human runs `patchgate freeze reopen ID --reason TEXT --owner WHO` in a separate commit; retries and later passes never clear it.",
-  CHECK_TIMEOUT:
-    "A property's check did not return within the per-check timeout and was stopped. The property cannot be scored; a hang is never a pass.",
-  BASELINE_FAIL: 'A property fails on its own locked fixture; hits mean nothing until it passes there.',
-  TESTS_TIMEOUT:
-    'A run of the test command did not finish within tests.timeoutMs and was killed with everything it started. A run that never finished is no evidence (verdict error); the finding carries the last lines of its output and its log files.',
-  TESTS_NO_REPORT:
-    'A run of the test command wrote no JUnit report (it crashed before reporting, or the command does not write one where the preset expects it). No report is never read as "no failures" (verdict error).',
-  TESTS_RUN_FAILED:
-    "A run of the test command ran no test: the runner stopped with a usage or collection error, or the suite is empty. A run that ran nothing is never evidence that a test passed, or that it does not exist (verdict error); the finding carries the runner's own error lines.",
-  JUNIT_INVALID:
-    'A JUnit report could not be read: not well-formed XML, not JUnit, or unsafe (a DOCTYPE, which could pull in external entities). A report that cannot be read is never evidence (verdict error); the finding names the file, line and column.',
-  SETUP_FAILED:
-    'The tests.setup command (e.g. npm ci) could not start, failed or timed out in a temporary worktree, so its tests cannot run (verdict error). The finding carries the first and last lines of its output; fix the install, or the setup command in the base config.',
-  SANDBOX_UNAVAILABLE:
-    'Head code could not run in the bubblewrap sandbox (bubblewrap missing, or user namespaces disabled as on Ubuntu 24.04). Outside CI it is recorded as a warning; under CI=true it is an error verdict and no head code runs, unless the base config sets sandbox.allowUnsandboxed.',
-  RESOURCE_LIMIT:
-    'A head process hit a cap of the sandbox (memory, file size, process count or wall time) and was stopped. A run that was stopped is never a pass; the finding names the cap and what was observed.',
-  CONTRACT_WRITTEN:
-    'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output). The gate judged the bytes read before any head code ran; the write is reported so a human sees the test is not checking what it claims.',
-  CONFIG_INVALID:
-    'The config or a contract file could not be read or is invalid. The gate cannot decide (verdict error).',
-  INTERNAL_ERROR:
-    'The gate itself failed (a layer threw, a worker crashed). The verdict is error, never accept.',
-} as const;
+  CONTRACT_TOUCHED: {
+    meaning:
+      'The patch added, modified, deleted or renamed a human-owned contract path: the config, a contract file it names, or a protected glob such as CI workflows (contracts.protect).',
+    why: 'A patch must never change the rules it is judged by. Contract edits go through a separate, human-reviewed commit.',
+    next: "Take the contract change out of the agent's patch and land it in its own human commit. The job that checks that human commit accepts it by setting the variable contracts.overrideTokenEnv names (default PATCHGATE_CONTRACTS_OVERRIDE); the override is listed on the scorecard. Run `patchgate validate` on the edit first.",
+  },
+  CONTRACT_MISSING: {
+    meaning:
+      'A contract file that the base config names does not exist in the base revision, so the rule it carries cannot be checked.',
+    why: 'A rule that cannot be read is never a pass (fail closed).',
+    next: 'Create the file (or restore it) in a human commit, or remove its key from the config; `patchgate validate` lists every missing file with how to create it.',
+  },
+  FIXTURE_CHANGED: {
+    meaning: 'The raw bytes of a locked fixture differ from its digest in the base FIXTURE_LOCK.json.',
+    why: "Rewriting a golden file to match new output hides a behaviour change; the lock is the human's record of the expected bytes.",
+    next: "If the change is intended, a human job sets the variable named by the lock's override_token_env (FIXTURE_OVERRIDE by default) and the finding becomes a warning, listed under overrides; then re-lock with `patchgate lock` in a human commit. Otherwise restore the fixture and fix the code.",
+  },
+  FIXTURE_MISSING: {
+    meaning: 'A fixture named in the base FIXTURE_LOCK.json is gone from the head.',
+    why: 'Deleting a fixture removes the evidence it carries. Always rejects, even with an override.',
+    next: 'Restore the fixture. To retire it, a human removes it and runs `patchgate lock` in a commit of its own.',
+  },
+  FIXTURE_ADDED: {
+    meaning: 'A file under a fixture root is not named by the base lock.',
+    why: 'Recorded as a warning, not a pass: bytes no human locked are not evidence yet.',
+    next: 'A human locks it with `patchgate lock` in a separate commit (`git add FIXTURE_LOCK.json && git commit`).',
+  },
+  FIXTURE_DIGEST_MISMATCH: {
+    meaning:
+      "The canonical-JSON digest of a fixture (Python's json.dumps with sort_keys and compact separators, then SHA-256) differs from its digest file in the base (fixtures.canonical).",
+    why: 'The values of the fixture changed, whatever the formatting: the locked expectation moved.',
+    next: 'Restore the fixture. If the change is intended, a human runs `patchgate lock` (which rewrites the digest file) in a human commit.',
+  },
+  ZERO_HIT: {
+    meaning: 'A property that no perturbation of its locked fixture can fail.',
+    why: 'A check that can never fail proves nothing: it is decoration, and can never be frozen.',
+    next: 'Make the property assert on the fixture fields it claims, so that perturbing them fails it; see hit_report.head.json for what was tried.',
+  },
+  FALSE_CLAIM: {
+    meaning: 'A property claims a fixture field, but perturbing that field never changes its outcome.',
+    why: 'The claim overstates what the property checks.',
+    next: 'Assert on the field in the property, or drop it from the claims.',
+  },
+  UNCLAIMED_HIT: {
+    meaning: 'Perturbing a field the property does not claim changes its outcome.',
+    why: 'A warning only: the claim set understates what the property checks.',
+    next: "Add the field to the property's claims.",
+  },
+  HIT_SURFACE_SHRANK: {
+    meaning: 'A property hits fewer fixture fields (or operators) on the head than on the base.',
+    why: 'The patch weakened a check: inputs that used to fail it no longer do.',
+    next: 'Restore what the property or the code under test checked; the finding lists the lost paths and operators, and hit_report.base.json / hit_report.head.json hold both sides.',
+  },
+  PROPERTY_SET_CHANGED: {
+    meaning:
+      'A property exists on one side only: removed or renamed on the head (rejects), or new on the head (a warning).',
+    why: 'Removing or renaming a property weakens the gate; a new property earns nothing until it has hits.',
+    next: 'Restore the removed property (renaming does not escape the base). A new one needs no action.',
+  },
+  FLAKE_UNCLASSIFIED: {
+    meaning:
+      'Runs of a property under an unchanged fixture digest disagree, and no valid ledger row names the cause.',
+    why: 'A flaky property cannot be scored: its hits mean nothing.',
+    next: 'Fix the nondeterminism, or a human freezes it with a cause class: `patchgate ledger add --property NAME --cause CLASS --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own.',
+  },
+  LEDGER_UNKNOWN_CAUSE: {
+    meaning:
+      'A flake ledger row names a cause class outside the allowed set (CLOCK, HASH_ORDER, FLOAT_ULP, EXTERNAL_IO).',
+    why: 'An unclassified freeze is a skip.',
+    next: `${FREEZE_ROW_NEXT} \`patchgate ledger add\` only writes allowed classes.`,
+  },
+  LEDGER_EXPIRED: {
+    meaning: 'A flake ledger row has expired. The property runs unfrozen.',
+    why: 'A freeze is a debt with a date; after it the flake counts again.',
+    next: 'Fix the property, or a human adds a new row with a later --expires: `patchgate ledger add ...`.',
+  },
+  LEDGER_DIGEST_MISMATCH: {
+    meaning:
+      "A flake ledger row's fixture digest does not match the lock's digest of the property's fixture.",
+    why: 'The fixture changed since the freeze was granted, so the freeze no longer describes this flake.',
+    next: 'A human re-freezes against the current lock: `patchgate ledger add --property NAME ...` takes the digest from the lock.',
+  },
+  LEDGER_FREEZE_HITS: {
+    meaning: 'A flake ledger row asks to freeze the hit scorer (freeze_hits: true).',
+    why: 'Hits are not freezable: a frozen scorer would accept any property.',
+    next: `Remove freeze_hits from the row. ${FREEZE_ROW_NEXT}`,
+  },
+  LEDGER_EXTERNAL_IO_INVALID: {
+    meaning: 'An EXTERNAL_IO freeze for a property whose claimed fields all live in the lock.',
+    why: 'A property that only reads locked bytes does no external I/O: the cause is wrong.',
+    next: `Find the real cause (or fix the property). ${FREEZE_ROW_NEXT}`,
+  },
+  LEDGER_CLOCK_CAP: {
+    meaning: 'More than one active CLOCK freeze for one property.',
+    why: 'A second clock flake means the property needs fixing, not another freeze.',
+    next: 'Make the property independent of the clock (inject it), then remove the extra rows.',
+  },
+  LEDGER_NO_ACTION: {
+    meaning: 'A flake ledger row has no action.',
+    why: 'A freeze without a next step is a skip.',
+    next: `Write what will fix the property in the row's action. ${FREEZE_ROW_NEXT}`,
+  },
+  SEED_FAILED: {
+    meaning:
+      'A seed recorded on the base tape fails on the head (through its generator, its recorded path or its stored counterexample), no longer runs (skipped, xfailed), or names a property that no longer exists.',
+    why: 'The tape holds bugs found once; replaying them is how they stay fixed. Renaming or skipping does not escape the tape.',
+    next: 'Fix the code until the seed passes: replay the counterexample in the evidence. A new counterexample found by `patchgate explore` is recorded with `patchgate seeds add ID --seed S ...`; seeds are never removed.',
+  },
+  SEED_DROPPED: {
+    meaning:
+      "A seed recorded on the base tape is missing on the head's tape, or lost its stored counterexample or path.",
+    why: 'Seeds only grow: a dropped seed is a bug allowed back.',
+    next: "Restore the tape's rows from the base; add seeds with `patchgate seeds add`.",
+  },
+  MIN_EXAMPLES_LOWERED: {
+    meaning: "A property's min_examples is lower on the head's tape than on the base's.",
+    why: 'Fewer examples is a weaker check; the floor only rises.',
+    next: 'Restore min_examples on the tape. A human raises it with `patchgate seeds add ID --seed S --min-examples N`.',
+  },
+  MIN_EXAMPLES_NOT_MET: {
+    meaning:
+      'A property actually ran fewer examples than its floor, counted by the runner (fast-check: the run the property declares; Hypothesis: its statistics), never read from configuration.',
+    why: 'Lowering numRuns or max_examples, or filtering the generator, weakens the check below what was agreed.',
+    next: "Restore the property's example count (numRuns, max_examples) or loosen its filter so it generates at least min_examples.",
+  },
+  UNKNOWN_FAILURE_SIGNATURE: {
+    meaning: 'A test failed with a signature that no freeze row covers.',
+    why: 'A failure is a fail unless a human froze that exact signature.',
+    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own.',
+  },
+  UNFROZEN_SKIP: {
+    meaning: 'A test was skipped or xfailed without a matching freeze row.',
+    why: 'A skip is a fail: a skipped test proves nothing.',
+    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`.',
+  },
+  SIGNATURE_ROW_DELETED: {
+    meaning: 'A freeze row present on the base is gone from the head.',
+    why: 'Freeze files are contracts: removing a row changes the rules.',
+    next: 'Restore the row; a human retires it in a commit of its own.',
+  },
+  NEW_FLAKE: {
+    meaning: 'A test stable on the base flakes on the head.',
+    why: 'The patch introduced nondeterminism. Never freezable.',
+    next: 'Find what the patch made nondeterministic (time, ordering, randomness, I/O) and fix it; the evidence lists each run.',
+  },
+  PREEXISTING_FLAKE_UNFROZEN: {
+    meaning: 'A test flaky on both sides without an unexpired, owned freeze row.',
+    why: 'A known flake is accepted only while a human owns it.',
+    next: 'Fix the flake, or a human adds an unexpired row with owner and action to the stability freeze (stability.freeze, default stability_freeze.json) in a commit of its own.',
+  },
+  REGRESSION: {
+    meaning:
+      "A test of the base passes on the base but fails or is skipped on the head's code, run with the base's own tests and runner config (the overlay revision).",
+    why: "The head's edits to its tests cannot hide a broken behaviour: the base's tests judge the head's code.",
+    next: 'Fix the code. A known failure is covered by a signature row (`patchgate signatures add`); an intended change of behaviour is accepted by a human job setting the variable tests.overrideTokenEnv names (default PATCHGATE_TESTS_OVERRIDE).',
+  },
+  TEST_VANISHED: {
+    meaning:
+      "A test of the base passes on the base but did not run at all on the head's code with the base's tests (a collection or import error, or dropped from the run).",
+    why: 'A test cannot vanish: not running is not passing.',
+    next: 'Fix the import or collection error (see the run logs); a deliberate removal is accepted by a human job setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
+  TOOLCHAIN_CHANGED: {
+    meaning:
+      'The patch changes the test toolchain: the version or source of a test runner, assertion or property library (manifest, lockfile, requirements), a committed node_modules or vendored copy, or a file that hooks installs or interpreter start-up.',
+    why: 'Whoever controls the test runner controls the verdict.',
+    next: 'Land the toolchain change in its own human commit; its job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
+  PRODUCTION_REACHES_TESTS: {
+    meaning:
+      'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules).',
+    why: 'Code under test must not see or steer the tests that judge it.',
+    next: 'Remove the import or the check from production code; inject what it needed instead.',
+  },
+  CLAIMS_EMPTY: {
+    meaning:
+      'The claims layer is on, but the base has no claim matrix file, or its matrix files hold no claim.',
+    why: 'An empty matrix binds nothing, so it is never a pass.',
+    next: 'A human writes claims/*.yaml (see `patchgate claims suggest`) in a commit of its own, or turns the claims layer off in the config.',
+  },
+  CLAIM_UNBOUND: {
+    meaning: 'A claim in the base matrix leaves a cell empty: its fixture, its property or its freeze rule.',
+    why: 'An empty cell is a merge blocker, whatever the suite says.',
+    next: 'A human fills the cell in the matrix in a human commit (the base copy decides).',
+  },
+  CLAIM_FIXTURE_MISSING: {
+    meaning:
+      "A claim's fixture is not a file on the head, or is not locked (in the base FIXTURE_LOCK.json or fixtures.canonical).",
+    why: 'No bytes a human checked back the claim.',
+    next: 'Restore the fixture, or a human locks it with `patchgate lock` in a commit of its own.',
+  },
+  CLAIM_PROPERTY_MISSING: {
+    meaning:
+      "A claim's property did not fill its cell in this run: not found, not passing, written by the patch itself, an example test that ran no generated inputs, or a patchgate property with zero hits.",
+    why: 'A claim is only as good as a passing property that can fail.',
+    next: 'Make the property exist on the base and pass with generated inputs (and hits); the finding says which of these it missed.',
+  },
+  CLAIM_FREEZE_MISSING: {
+    meaning:
+      "A claim's freeze id is not an entry of the base freeze-window ledger (or names another ledger file than claims.ledger).",
+    why: 'A claim without a freeze entry has no record of its checks on the main branch.',
+    next: 'A human adds the entry to the ledger (claims.ledger, default freeze/ledger.json), then CI records runs into it with `patchgate record`.',
+  },
+  CLAIM_FIXTURE_UNREVIEWED: {
+    meaning:
+      "A claim's fixture is not locked in the base: it was born in this patch (dumped by the code under review) or its head bytes are not the locked ones.",
+    why: 'Output of the code under review is not evidence about that code.',
+    next: 'A human reviews the fixture and locks it with `patchgate lock` in a separate commit.',
+  },
+  CLAIM_UNCOVERED_CHANGE: {
+    meaning: "A production hunk of the patch is covered by no claim's `covers` (with claims.coverage on).",
+    why: 'A warning by default (claims.coverage: reject makes it reject): new behaviour with no claim is unreviewed.',
+    next: 'Write a claim for the behaviour the hunk adds; `patchgate claims suggest --base REV` drafts the rows.',
+  },
+  CLAIM_STATEMENT_WEAK: {
+    meaning:
+      'A claim sentence names no bound ("never", "always", "at most", "maps to", "stable", a comparison) or only restates a function name.',
+    why: 'A warning by default (claims.statements): a sentence without a bound cannot be checked.',
+    next: 'Rewrite the claim to name the forbidden outcome.',
+  },
+  FREEZE_BLOCKED: {
+    meaning:
+      "A claim's freeze entry in the base ledger is blocked: its check failed inside the recorded window.",
+    why: 'A blocked claim cannot vote green; retries and later passes never clear it.',
+    next: 'Fix the failing check, then a human runs `patchgate freeze reopen ID --reason TEXT --owner WHO` and commits the ledger on its own.',
+  },
+  CHECK_TIMEOUT: {
+    meaning: "A property's check did not return within the per-check timeout and was stopped.",
+    why: 'The property cannot be scored; a hang is never a pass.',
+    next: 'Fix the hang; if the check is just slow, raise hits.timeoutMs (or seeds.timeoutMs) in the config in a human commit.',
+  },
+  BASELINE_FAIL: {
+    meaning: 'A property fails on its own locked fixture.',
+    why: 'Hits mean nothing until it passes there.',
+    next: 'Fix the code (or the property) until it passes on the locked fixture.',
+  },
+  TESTS_TIMEOUT: {
+    meaning:
+      'A run of the test command did not finish within tests.timeoutMs and was killed with everything it started.',
+    why: 'A run that never finished is no evidence (verdict error).',
+    next: 'Find the hang in the last lines of output and the log files in the finding; if the suite is just slow, raise tests.timeoutMs in a human commit.',
+  },
+  TESTS_NO_REPORT: {
+    meaning:
+      'A run of the test command wrote no JUnit report (it crashed before reporting, or the command does not write one where the preset expects it).',
+    why: 'No report is never read as "no failures" (verdict error).',
+    next: 'Read the output in the finding; fix the crash, or make tests.command write JUnit XML where the preset expects it.',
+  },
+  TESTS_RUN_FAILED: {
+    meaning:
+      'A run of the test command ran no test: the runner stopped with a usage or collection error, or the suite is empty.',
+    why: 'A run that ran nothing is no evidence that a test passed, or that it does not exist (verdict error).',
+    next: "Fix the error in the runner's own lines in the finding (a bad import, a wrong tests.command).",
+  },
+  JUNIT_INVALID: {
+    meaning:
+      'A JUnit report could not be read: not well-formed XML, not JUnit, or unsafe (a DOCTYPE, which could pull in external entities).',
+    why: 'A report that cannot be read is never evidence (verdict error).',
+    next: 'Fix the reporter that wrote it; the finding names the file, line and column.',
+  },
+  SETUP_FAILED: {
+    meaning:
+      'The tests.setup command (e.g. npm ci) could not start, failed or timed out in a temporary worktree.',
+    why: 'Its tests cannot run (verdict error).',
+    next: 'Fix the install (see the first and last lines of its output in the finding), or the setup command in the base config.',
+  },
+  SANDBOX_UNAVAILABLE: {
+    meaning:
+      'Head code could not run in the bubblewrap sandbox (bubblewrap missing, or user namespaces disabled as on Ubuntu 24.04).',
+    why: 'Outside CI a warning; under CI=true an error verdict and no head code runs, since untrusted code would run unconfined.',
+    next: '`sudo apt-get install -y bubblewrap`; on Ubuntu 24.04 also `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`. Or set sandbox.allowUnsandboxed: true in the base config to accept plain processes.',
+  },
+  RESOURCE_LIMIT: {
+    meaning:
+      'A head process hit a cap of the sandbox (memory, file size, process count or wall time) and was stopped.',
+    why: 'A run that was stopped is never a pass; the finding names the cap and what was observed.',
+    next: 'Fix what used the resource; if the cap is too low for the suite, raise sandbox.limits in a human commit.',
+  },
+  CONTRACT_WRITTEN: {
+    meaning:
+      'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output).',
+    why: 'The gate judged the bytes read before any head code ran; the write means a test is not checking what it claims.',
+    next: 'Make the test read its fixture, not write it (look for snapshot-update modes left on).',
+  },
+  CONFIG_INVALID: {
+    meaning: 'The config or a contract file could not be read or is invalid.',
+    why: 'The gate cannot decide (verdict error).',
+    next: 'Fix the file at the line and field the message names (in the base, through a human commit); `patchgate validate` lists every problem at once.',
+  },
+  INTERNAL_ERROR: {
+    meaning: 'The gate itself failed (a layer threw, a worker crashed).',
+    why: 'The verdict is error, never accept.',
+    next: 'Rerun; if it persists, report it to patchgate with the scorecard and the stack trace.',
+  },
+} as const satisfies Record<string, CodeExplanation>;
 
 export type ReasonCode = keyof typeof REASON_CODES;
 

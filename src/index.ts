@@ -4,6 +4,14 @@
  */
 export type { ReasonCode } from './codes.js';
 export { REASON_CODES } from './codes.js';
+export { codeownersSnippet } from './config/codeowners.js';
+export {
+  ALL_JSON_SCHEMAS,
+  type ContractSchema,
+  installedSchemaRef,
+  jsonSchemaDocument,
+} from './config/contract-schemas.js';
+export { type Detection, detectFixtureRoots, detectTests, type TestsDetection } from './config/detect.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
 export {
   configSchema,
@@ -11,6 +19,12 @@ export {
   type PatchgateConfig,
   type PatchgateConfigInput,
 } from './config/schema.js';
+export {
+  type CheckedFile,
+  type ValidateOptions,
+  type ValidationResult,
+  validateContracts,
+} from './config/validate.js';
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
 export {
   type ClaimLedger,

@@ -68,10 +68,24 @@ export interface Clock {
   now(): number;
 }
 
+/** Long work of a layer: `done` of `total` units of `task` (properties scored, test runs, seed replays). */
+export interface ProgressEvent {
+  layer: string;
+  task: string;
+  done: number;
+  total: number;
+}
+
 /** Optional progress hooks, for a terminal spinner or a test that needs a pause point. */
 export interface GateHooks {
   onRevisionsReady?(info: { baseRoot: string; headRoot: string }): void | Promise<void>;
   onLayerStart?(name: string): void | Promise<void>;
+  /**
+   * Counts of long work inside a layer, as it goes (synchronous, best-effort:
+   * a throwing listener is ignored). The gate's core never draws anything;
+   * the CLI renders these on a terminal.
+   */
+  onProgress?(event: ProgressEvent): void;
   onLayerEnd?(summary: LayerSummary): void | Promise<void>;
   /** A report a layer produced besides its findings (e.g. hit_report.head.json). */
   onArtifact?(artifact: Artifact): void | Promise<void>;
@@ -260,6 +274,18 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     await sandbox.grant(headRoot);
     await sandbox.grant(baseRoot);
     await sandbox.grant(overlayRoot);
+    // The layer running now: progress a layer reports (or the test runs it waits for) is shown under its name.
+    let currentLayer = '';
+    const onProgress = options.hooks?.onProgress;
+    const progress = onProgress
+      ? (task: string, done: number, total: number) => {
+          try {
+            onProgress({ layer: currentLayer, task, done, total });
+          } catch {
+            // A progress display is never worth a verdict.
+          }
+        }
+      : undefined;
     tests = config.tests
       ? new TestSession({
           tests: config.tests,
@@ -277,6 +303,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           signal,
           // The claims layer tells property tests from example tests by what pytest generated.
           census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
+          ...(progress
+            ? { onRuns: (done: number, total: number) => progress('test runs', done, total) }
+            : {}),
         })
       : undefined;
     let hunksP: Promise<readonly Hunk[]> | undefined;
@@ -322,6 +351,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       layersRun,
       sandbox,
       signal,
+      ...(progress ? { progress } : {}),
     };
 
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
@@ -381,6 +411,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         prefetched = true;
         tests.prefetch();
       }
+      currentLayer = layer.name;
       await options.hooks?.onLayerStart?.(layer.name);
       const t0 = clock.now();
       const setupBefore = tests?.setupMs ?? 0;

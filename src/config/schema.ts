@@ -361,8 +361,15 @@ export const configSchema = z
           .describe(
             'Extra human-owned globs. The config file and every contract file it names are always protected.',
           ),
+        overrideTokenEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+          .default('PATCHGATE_CONTRACTS_OVERRIDE')
+          .describe(
+            'The variable a human job sets to accept a commit that touches contract paths (CONTRACT_TOUCHED), e.g. a maintainer editing a CI workflow; listed in overrides, never printed.',
+          ),
       })
-      .default({ protect: DEFAULT_PROTECTED_GLOBS })
+      .default({ protect: DEFAULT_PROTECTED_GLOBS, overrideTokenEnv: 'PATCHGATE_CONTRACTS_OVERRIDE' })
       .describe('Layer `contracts`: paths an agent patch may not touch. Always on.'),
     fixtures: z
       .strictObject({

@@ -100,6 +100,10 @@ const entrySchema = z.strictObject({
  * at a time on a large file.
  */
 export const claimLedgerSchema = z.strictObject({
+  $schema: z
+    .string()
+    .optional()
+    .describe('Path or URL of the JSON Schema, for editors; kept when the ledger is rewritten.'),
   window_runs: z.int().min(1).max(MAX_WINDOW_RUNS),
   entries: z.record(z.string(), entrySchema),
   runs_recorded: z.int().min(0).optional(),
@@ -132,6 +136,8 @@ export interface ClaimLedgerEntry {
 }
 
 export interface ClaimLedger {
+  /** The file's `$schema`, written back as read. */
+  $schema?: string;
   windowRuns: number;
   /** In file order. */
   entries: Map<string, ClaimLedgerEntry>;
@@ -273,6 +279,7 @@ export function* parseClaimLedgerSliced(
   }
   located.sort((a, b) => a.line - b.line || a.column - b.column);
   return {
+    ...(parsed.$schema !== undefined ? { $schema: parsed.$schema } : {}),
     windowRuns: parsed.window_runs,
     entries: new Map(located.map(({ entry }) => [entry.id, entry])),
     ...(parsed.runs_recorded !== undefined ? { runsRecorded: parsed.runs_recorded } : {}),
@@ -317,14 +324,17 @@ export function formatClaimLedgerEntry(e: ClaimLedgerEntry): string {
 }
 
 /**
- * Serializes a ledger the same way every time: `window_runs`, the entries in
- * their order, then `runs_recorded` and `last_run` when set; entry fields in
+ * Serializes a ledger the same way every time: `$schema` when it has one,
+ * `window_runs`, the entries in their order, then `runs_recorded` and
+ * `last_run` when set; entry fields in
  * the order status, fails_in_window, last_fail, recent, checks, reopened;
  * two-space indent, final newline. Written piece by piece, because a plain
  * object would move integer-like ids to the front.
  */
 export function formatClaimLedger(ledger: ClaimLedger): string {
-  const parts: string[] = [`  "window_runs": ${JSON.stringify(ledger.windowRuns)}`];
+  const parts: string[] = [];
+  if (ledger.$schema !== undefined) parts.push(`  "$schema": ${JSON.stringify(ledger.$schema)}`);
+  parts.push(`  "window_runs": ${JSON.stringify(ledger.windowRuns)}`);
   if (ledger.entries.size === 0) parts.push('  "entries": {}');
   else {
     const rows: string[] = [];
@@ -342,7 +352,12 @@ export function formatClaimLedger(ledger: ClaimLedger): string {
 
 /** Equal as written: `line` is not compared, it is never written back. */
 function sameLedger(a: ClaimLedger, b: ClaimLedger): boolean {
-  if (a.windowRuns !== b.windowRuns || a.runsRecorded !== b.runsRecorded || a.lastRun !== b.lastRun)
+  if (
+    a.$schema !== b.$schema ||
+    a.windowRuns !== b.windowRuns ||
+    a.runsRecorded !== b.runsRecorded ||
+    a.lastRun !== b.lastRun
+  )
     return false;
   const ea = [...a.entries];
   const eb = [...b.entries];
@@ -469,6 +484,7 @@ export function recordRun(
     if (status !== before.status) changes.push({ id, from: before.status, to: status, result });
   }
   const next: ClaimLedger = {
+    ...(ledger.$schema !== undefined ? { $schema: ledger.$schema } : {}),
     windowRuns: ledger.windowRuns,
     entries,
     runsRecorded: (ledger.runsRecorded ?? 0) + 1,

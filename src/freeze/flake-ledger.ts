@@ -38,6 +38,10 @@ const rowSchema = z.strictObject({
 });
 
 export const flakeLedgerSchema = z.strictObject({
+  $schema: z
+    .string()
+    .optional()
+    .describe('Path or URL of the JSON Schema, for editors; kept when the ledger is rewritten.'),
   version: z.literal(1),
   rules: z.array(rowSchema),
 });
@@ -52,6 +56,8 @@ export interface FlakeLedgerRule extends FlakeLedgerRow {
 }
 
 export interface FlakeLedger {
+  /** The file's `$schema`, written back as read. */
+  $schema?: string;
   version: 1;
   rules: FlakeLedgerRule[];
 }
@@ -73,7 +79,11 @@ export function* parseFlakeLedgerSliced(
     const line = doc.locate(['rules', i], false)?.line;
     rules.push(line === undefined ? { ...row } : { ...row, line });
   }
-  return { version: parsed.version, rules };
+  return {
+    ...(parsed.$schema !== undefined ? { $schema: parsed.$schema } : {}),
+    version: parsed.version,
+    rules,
+  };
 }
 
 /** {@link parseFlakeLedgerSliced} in one go (the `ledger` command, tests). */
@@ -106,12 +116,14 @@ function plainRow(r: FlakeLedgerRow): FlakeLedgerRow {
 }
 
 /**
- * Serializes a ledger the same way every time: rows in file order (order is
- * meaningful: the first valid row for a property is the one that applies),
- * fields in the seed's order, two-space indent, final newline.
+ * Serializes a ledger the same way every time: `$schema` first when the
+ * ledger has one, rows in file order (order is meaningful: the first valid
+ * row for a property is the one that applies), fields in the seed's order,
+ * two-space indent, final newline.
  */
 export function formatFlakeLedger(ledger: FlakeLedger): string {
-  return `${JSON.stringify({ version: 1, rules: ledger.rules.map(plainRow) }, null, 2)}\n`;
+  const head = ledger.$schema !== undefined ? { $schema: ledger.$schema } : {};
+  return `${JSON.stringify({ ...head, version: 1, rules: ledger.rules.map(plainRow) }, null, 2)}\n`;
 }
 
 /** Formats one row as it appears in the file (for printing). */

@@ -75,6 +75,10 @@ const rowSchema = z.strictObject({
 });
 
 export const signatureFreezeSchema = z.strictObject({
+  $schema: z
+    .string()
+    .optional()
+    .describe('Path or URL of the JSON Schema, for editors; kept when the file is rewritten.'),
   signatures: z.array(rowSchema),
 });
 
@@ -92,6 +96,8 @@ export interface SignatureFreezeRow extends SignatureRow {
 export interface SignatureFreeze {
   /** Repo-relative path the rows were read from. */
   file: string;
+  /** The file's `$schema`, written back as read. */
+  $schema?: string;
   rows: SignatureFreezeRow[];
 }
 
@@ -218,7 +224,8 @@ export function* parseSignatureFreezeSliced(
     const line = doc.locate(['signatures', index], false)?.line;
     rows.push(line === undefined ? { ...row, index } : { ...row, index, line });
   }
-  return { file, rows };
+  const schema = result.data.$schema;
+  return schema !== undefined ? { file, $schema: schema, rows } : { file, rows };
 }
 
 /** {@link parseSignatureFreezeSliced} in one go (the `signatures` command, tests). */
@@ -261,12 +268,14 @@ function plainRow(r: SignatureRow): SignatureRow {
 }
 
 /**
- * Serializes a freeze the same way every time: rows in file order, fields in
- * a fixed order (the seed's `sha256` first, then what a reviewer reads), only
- * the fields a row has, two-space indent, final newline.
+ * Serializes a freeze the same way every time: `$schema` first when the file
+ * has one, rows in file order, fields in a fixed order (the seed's `sha256`
+ * first, then what a reviewer reads), only the fields a row has, two-space
+ * indent, final newline.
  */
-export function formatSignatureFreeze(f: { rows: readonly SignatureRow[] }): string {
-  return `${JSON.stringify({ signatures: f.rows.map(plainRow) }, null, 2)}\n`;
+export function formatSignatureFreeze(f: { $schema?: string; rows: readonly SignatureRow[] }): string {
+  const head = f.$schema !== undefined ? { $schema: f.$schema } : {};
+  return `${JSON.stringify({ ...head, signatures: f.rows.map(plainRow) }, null, 2)}\n`;
 }
 
 /** One row as it appears in the file (for printing). */

@@ -15,6 +15,7 @@ import { type Freeze, isExpired } from './model.js';
  * an expiry is a permanent blind spot.
  */
 export const stabilityFreezeSchema = z.strictObject({
+  $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
   freezes: z.array(
     z.strictObject({
       test: nonBlank('a test id').describe('The test id as patchgate reports it (suite::classname::name).'),

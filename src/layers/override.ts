@@ -9,6 +9,14 @@ export function overrideActive(env: Readonly<Record<string, string | undefined>>
  * Turns a rejection a human job accepted into a warning that says so, and
  * records the override for the scorecard (the variable's name, never its value).
  */
+/**
+ * A finding a human job may waive, marked with the variable that does it, so
+ * the reviewer sees there is a human path (and which) without reading docs.
+ */
+export function waivable(f: Finding, variable: string): Finding {
+  return { ...f, evidence: { ...f.evidence, waiver: variable } };
+}
+
 export function acceptedByHuman(f: Finding, path: string, variable: string, overrides: Override[]): Finding {
   overrides.push({ layer: f.layer, code: f.code, path, variable });
   return {

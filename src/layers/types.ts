@@ -5,6 +5,7 @@ import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ProgressReport } from './progress.js';
 
 /** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
 export type Severity = 'reject' | 'warn' | 'error';
@@ -87,6 +88,12 @@ export interface LayerContext {
   /** The layers that ran before this one, in order (a skipped or disabled layer proves nothing). */
   layersRun: readonly string[];
   signal: AbortSignal;
+  /**
+   * Reports long work (`done` of `total` units of `task`, e.g. properties
+   * scored, seed replays, test runs) for a progress display; absent when no
+   * one listens. Never affects the verdict.
+   */
+  progress?: ProgressReport;
 }
 
 /** A flake a valid, human-owned freeze row covers: shown, never counted as a hit or a pass. */

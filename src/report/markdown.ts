@@ -1,3 +1,4 @@
+import type { Finding } from '../layers/types.js';
 import type { Scorecard } from './scorecard.js';
 
 const ICON: Record<string, string> = {
@@ -9,50 +10,177 @@ const ICON: Record<string, string> = {
   skipped: '⏭️',
 };
 
+/**
+ * GitHub refuses a step summary over 1 MiB (and shows none of it). The
+ * default budget leaves room for whatever else the job appends.
+ */
+export const STEP_SUMMARY_LIMIT = 1024 * 1024;
+const DEFAULT_BUDGET = 512 * 1024;
+
+export interface MarkdownOptions {
+  /** Where the full report is (the CI run's artifacts page); named in the summary when given. */
+  reportLink?: string;
+  /** Largest summary in bytes; findings past it are counted, not shown. */
+  maxBytes?: number;
+}
+
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
-/** `summary.md`: what a reviewer sees in the pull request (also appended to $GITHUB_STEP_SUMMARY). */
-export function renderMarkdown(card: Scorecard): string {
+/** At most `max` characters, cut at a word boundary, with an ellipsis when cut. */
+export function shorten(s: string, max: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > max * 0.6 ? cut.slice(0, space) : cut}…`;
+}
+
+const RANK: Record<string, number> = { error: 0, reject: 1, warn: 2 };
+
+/** Where a finding points, when its evidence says: `file:line`. */
+function location(e: Record<string, unknown>): string | undefined {
+  const source = e.source as { file?: unknown; line?: unknown } | undefined;
+  const file = [e.file, e.path, source?.file].find((v): v is string => typeof v === 'string');
+  if (!file) return undefined;
+  const line = [e.line, source?.line].find((v): v is number => typeof v === 'number');
+  return line === undefined ? file : `${file}:${line}`;
+}
+
+/** The few facts a reviewer needs, never a whole JSON blob. */
+const KEY_FACTS = [
+  'claim',
+  'cell',
+  'property',
+  'test',
+  'seed',
+  'fixture',
+  'freeze',
+  'field',
+  'template',
+  'variable',
+];
+
+function facts(e: Record<string, unknown>): string {
   const out: string[] = [];
-  out.push(`## patchgate: ${ICON[card.verdict] ?? ''} ${card.verdict}`);
-  out.push('');
-  out.push(
+  for (const k of KEY_FACTS) {
+    const v = e[k];
+    if (v === undefined || v === null || typeof v === 'object') continue;
+    out.push(`${k} \`${cell(shorten(String(v), 60))}\``);
+    if (out.length === 3) break;
+  }
+  return out.join(', ');
+}
+
+function nextStep(f: Finding): string {
+  const next = f.evidence.next;
+  return typeof next === 'string' ? shorten(next, 200) : '';
+}
+
+function findingRow(f: Finding): string {
+  const where = location(f.evidence);
+  return `| ${ICON[f.severity === 'error' ? 'error' : f.severity] ?? ''} ${f.severity} | \`${f.code}\` | ${where ? `\`${cell(shorten(where, 80))}\`` : ''} | ${cell(shorten(f.message, 300))}${facts(f.evidence) ? `<br>${facts(f.evidence)}` : ''} | ${cell(nextStep(f))} |`;
+}
+
+/** The verdict in one line: what blocks the merge, or that nothing does. */
+export function verdictReason(card: Scorecard): string {
+  const blocking = card.findings.filter((f) => f.severity !== 'warn');
+  if (blocking.length === 0) {
+    const warns = card.findings.length;
+    return warns === 0 ? 'nothing blocks the merge' : `nothing blocks the merge (${warns} warning(s))`;
+  }
+  const counts = new Map<string, number>();
+  for (const f of blocking) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+  const codes = [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ');
+  const what = card.verdict === 'error' ? 'the gate could not decide' : 'blocking the merge';
+  return `${blocking.length} finding(s) ${what}: ${codes}`;
+}
+
+/**
+ * `summary.md`: what a reviewer sees in the pull request (also appended to
+ * $GITHUB_STEP_SUMMARY). The most important findings come first, each with
+ * where it points, a few facts and the human next step; the evidence in full
+ * is in scorecard.json and report.html. However many findings there are, the
+ * summary stays under `maxBytes`: the rest is counted.
+ */
+export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): string {
+  const budget = Math.min(options.maxBytes ?? DEFAULT_BUDGET, STEP_SUMMARY_LIMIT);
+  const head: string[] = [];
+  head.push(`## patchgate: ${ICON[card.verdict] ?? ''} ${card.verdict} — ${cell(verdictReason(card))}`);
+  head.push('');
+  head.push(
     `Base \`${cell(card.base.ref)}\` → merge-base \`${card.base.commit.slice(0, 12)}\`; head \`${cell(card.head.ref)}\` \`${card.head.commit.slice(0, 12)}\`${card.head.worktree ? ' + working tree' : ''}. Rules read from \`${card.config.file}\` in the base.`,
   );
-  out.push('');
-  out.push('| layer | status | findings |');
-  out.push('| --- | --- | --- |');
-  for (const l of card.layers)
-    out.push(`| ${l.name} | ${ICON[l.status] ?? ''} ${l.status} | ${l.findings} |`);
-  if (card.findings.length > 0) {
-    out.push('');
-    out.push('| severity | code | message | evidence |');
-    out.push('| --- | --- | --- | --- |');
-    for (const f of card.findings) {
-      out.push(
-        `| ${f.severity} | \`${f.code}\` | ${cell(f.message)} | <code>${cell(JSON.stringify(f.evidence))}</code> |`,
-      );
-    }
+  if (options.reportLink) {
+    head.push('');
+    head.push(
+      `Full report: \`report.html\` in the out folder artifact, [${cell(options.reportLink)}](${options.reportLink}).`,
+    );
   }
+  head.push('');
+  head.push('| layer | status | findings | time |');
+  head.push('| --- | --- | --- | --- |');
+  for (const l of card.layers) {
+    const ms = card.timings?.layers?.[l.name];
+    head.push(
+      `| ${l.name} | ${ICON[l.status] ?? ''} ${l.status}${l.reason ? ` (${cell(shorten(l.reason, 80))})` : ''} | ${l.findings} | ${ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`} |`,
+    );
+  }
+
+  const tail: string[] = [];
   if (card.frozen.length > 0) {
-    out.push('');
-    out.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
-    out.push('');
-    out.push('| layer | covers | cause or signature | owner | expires | action |');
-    out.push('| --- | --- | --- | --- | --- | --- |');
-    for (const z of card.frozen) {
-      out.push(
-        `| ${z.layer} | ${cell(z.covers)} | ${cell(z.cause ?? z.matched ?? '')} | ${cell(z.owner)} | ${z.expires} | ${cell(z.action)} |`,
+    tail.push('');
+    tail.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
+    tail.push('');
+    tail.push('| layer | covers | cause or signature | owner | expires | action |');
+    tail.push('| --- | --- | --- | --- | --- | --- |');
+    for (const z of card.frozen.slice(0, 50)) {
+      tail.push(
+        `| ${z.layer} | ${cell(shorten(z.covers, 100))} | ${cell(shorten(z.cause ?? z.matched ?? '', 100))} | ${cell(z.owner)} | ${z.expires} | ${cell(shorten(z.action, 120))} |`,
       );
     }
+    if (card.frozen.length > 50)
+      tail.push(`\n… and ${card.frozen.length - 50} more frozen item(s) (see scorecard.json).`);
   }
   if (card.overrides.length > 0) {
-    out.push('');
-    out.push(`**Overrides** (a human token was set; its value is never recorded):`);
-    for (const o of card.overrides) out.push(`- \`${o.code}\` \`${cell(o.path)}\` via \`${o.variable}\``);
+    tail.push('');
+    tail.push(`**Overrides** (a human token was set; its value is never recorded):`);
+    for (const o of card.overrides.slice(0, 50))
+      tail.push(`- \`${o.code}\` \`${cell(shorten(o.path, 100))}\` via \`${o.variable}\``);
   }
-  out.push('');
-  return `${out.join('\n')}\n`;
+  tail.push('');
+
+  const size = (lines: string[]) => Buffer.byteLength(`${lines.join('\n')}\n`, 'utf8');
+  const ordered = card.findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => (RANK[a.f.severity] ?? 3) - (RANK[b.f.severity] ?? 3) || a.i - b.i)
+    .map((x) => x.f);
+  const body: string[] = [];
+  if (ordered.length > 0) {
+    body.push('');
+    body.push('| severity | code | where | what | next step |');
+    body.push('| --- | --- | --- | --- | --- |');
+  }
+  // What the truncation line itself needs.
+  const reserve = 200;
+  let used = size(head) + size(tail) + size(body) + reserve;
+  let shown = 0;
+  for (const f of ordered) {
+    const row = findingRow(f);
+    const bytes = Buffer.byteLength(row, 'utf8') + 1;
+    if (used + bytes > budget) break;
+    body.push(row);
+    used += bytes;
+    shown++;
+  }
+  if (shown < ordered.length) {
+    const hidden = ordered.slice(shown);
+    const blocking = hidden.filter((f) => f.severity !== 'warn').length;
+    body.push('');
+    body.push(
+      `… and ${hidden.length} more finding(s) (${blocking} blocking) not shown, to stay under GitHub's summary size limit: see scorecard.json or report.html.`,
+    );
+  }
+  return `${[...head, ...body, ...tail].join('\n')}\n`;
 }

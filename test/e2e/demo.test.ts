@@ -114,6 +114,7 @@ describe('examples/invoice', () => {
       actual: sha256(readFileSync(repo.path('testdata/invoice_v3.json'))),
       lock: 'FIXTURE_LOCK.json',
       overridden: false,
+      waiver: 'FIXTURE_OVERRIDE',
       // What moved, not only two digests.
       format: 'json',
       changes: [{ key: 'total_cents', from: '1500', to: '1600' }],

@@ -44,7 +44,7 @@ describe(
       const r = await judge(pythonRepo(), ['--today', '2027-06-01', '--all-layers']);
       expect(r.codes).toContain('PREEXISTING_FLAKE_UNFROZEN');
       const f = r.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
-      expect((f?.evidence.baseRuns as string[]).length).toBe(5);
+      expect((f?.evidence.baseRuns as string[]).length).toBe(3);
     });
   },
 );

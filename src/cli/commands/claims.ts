@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load.js';
 import { configSchema, type PatchgateConfig } from '../../config/schema.js';
 import { InputError } from '../../errors.js';
@@ -19,6 +18,8 @@ import { testSideFor } from '../../overlay/test-side.js';
 import { limitsFromConfig, openSandbox } from '../../sandbox/open.js';
 import { byCodePoint } from '../../util/compare.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { CLAIMS_SUGGEST } from '../specs.js';
 import { usage } from '../usage.js';
 
 /** Every line this command prints fits this many columns (a path longer than that aside). */
@@ -148,16 +149,9 @@ export async function claimsCommand(args: string[], io: CliIO): Promise<number> 
         ? `claims: name a subcommand: ${SUGGEST_USAGE}`
         : `claims: unknown subcommand '${sub}'; the one there is: ${SUGGEST_USAGE}`,
     );
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      base: { type: 'string' },
-      head: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(CLAIMS_SUGGEST, rest, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
   if (values.base === undefined)
     throw usage(
       `claims suggest: --base REV is required (the revision the patch is against): ${SUGGEST_USAGE}`,

@@ -1,7 +1,6 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { contractReadOptions } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
 import { InputError } from '../../errors.js';
@@ -14,7 +13,9 @@ import { readTape, type TapeRow, type TapeRunner } from '../../layers/seeds/tape
 import { limitsFromConfig, openSandbox } from '../../sandbox/open.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
+import { EXPLORE } from '../specs.js';
 import { usage } from '../usage.js';
 import { workingCopy } from '../working-copy.js';
 
@@ -108,16 +109,9 @@ interface Problem {
  * so the next gate replays it forever.
  */
 export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDeps): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      runs: { type: 'string' },
-      only: { type: 'string', multiple: true },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(EXPLORE, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const runs = parseRuns(values.runs);
 
   const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);

@@ -1,23 +1,9 @@
-import { parseArgs } from 'node:util';
-import { DEFAULT_CLAIM_LEDGER, reopenEntry, serializeValidated } from '../../freeze/claim-ledger.js';
+import { reopenEntry, serializeValidated } from '../../freeze/claim-ledger.js';
 import type { CliIO } from '../io.js';
+import { parseCommand, renderGroupHelp } from '../options.js';
+import { FREEZE, FREEZE_REOPEN } from '../specs.js';
 import { usage } from '../usage.js';
 import { locateLedger, readWorkingLedger, resolveAt, writeFileAtomic } from './record.js';
-
-export const FREEZE_HELP = `patchgate freeze reopen ID --reason TEXT --owner WHO [--ledger PATH] [--at TIMESTAMP]
-
-Human-only. Opens a blocked entry of the freeze-window ledger (claims.ledger,
-default ${DEFAULT_CLAIM_LEDGER}) again: its window starts empty, last_fail is
-kept, and the entry records who reopened it, why and when. Nothing else
-unblocks an entry: later passes and retries never do.
-
-Commit the ledger in its own commit, never inside an agent's diff.
-
-  --reason TEXT   why the entry may vote again (what was fixed, or why the failure was not its check's fault)
-  --owner WHO     the person or team answering for the reopen
-  --ledger PATH   the ledger, relative to the repository root (default: claims.ledger)
-  --at TIME       when, YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)
-`;
 
 export interface FreezeDeps {
   /** The clock, used only when --at is not given. */
@@ -34,7 +20,7 @@ export async function freezeCommand(args: string[], io: CliIO, deps: FreezeDeps 
       return freezeReopen(rest, io, deps);
     case '--help':
     case '-h':
-      io.stdout.write(FREEZE_HELP);
+      io.stdout.write(renderGroupHelp(FREEZE));
       return 0;
     case undefined:
       throw usage('freeze needs a subcommand: patchgate freeze reopen ID --reason TEXT --owner WHO');
@@ -50,22 +36,9 @@ function requiredText(value: string | undefined, flag: string, what: string): st
 }
 
 async function freezeReopen(args: string[], io: CliIO, deps: FreezeDeps): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      reason: { type: 'string' },
-      owner: { type: 'string' },
-      ledger: { type: 'string' },
-      at: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
-  if (values.help) {
-    io.stdout.write(FREEZE_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(FREEZE_REOPEN, args, io);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const [id, ...extra] = positionals;
   if (id === undefined || id.trim() === '')
     throw usage(

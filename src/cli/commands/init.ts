@@ -1,38 +1,40 @@
-import { access, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { codeownersSnippet } from '../../config/codeowners.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
-import { CONFIG_FILE_NAMES } from '../../config/load.js';
-import { CONFIG_FILE_FOR, type ConfigFormat, renderConfig } from '../../config/scaffold.js';
-import { configSchema, type PatchgateConfigInput } from '../../config/schema.js';
-import { InputError } from '../../errors.js';
+import { CONTRACT_JSON_SCHEMAS, installedSchemaRef } from '../../config/contract-schemas.js';
+import {
+  type Detection,
+  detectFixtureRoots,
+  detectTests,
+  FIXTURE_FOLDER_NAMES,
+  isJsRepository,
+} from '../../config/detect.js';
+import { CONFIG_FILE_NAMES, loadConfig } from '../../config/load.js';
+import {
+  CONFIG_FILE_FOR,
+  type ConfigFormat,
+  emptyContractText,
+  isEmptyContractRole,
+  renderConfig,
+} from '../../config/scaffold.js';
+import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '../../config/schema.js';
+import { validateContractFile } from '../../config/validate.js';
+import { ContractFileError, InputError } from '../../errors.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
 import { readTapeIfExists } from '../../layers/seeds/tape.js';
+import type { NamedContract } from '../../layers/types.js';
+import { LAYERS } from '../../pipeline.js';
 import { assertRepoPath } from '../../util/repo-path.js';
+import { TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { shellCommand } from '../shell-quote.js';
+import { INIT } from '../specs.js';
 import { usage } from '../usage.js';
-
-/** Folders that conventionally hold fixtures, in the order we prefer them. */
-const FIXTURE_ROOT_CANDIDATES = [
-  'testdata',
-  'test/fixtures',
-  'tests/fixtures',
-  'test/data',
-  'tests/data',
-  'spec/fixtures',
-  '__fixtures__',
-  'fixtures',
-];
-
-async function isDir(abs: string): Promise<boolean> {
-  return stat(abs).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-}
 
 async function exists(abs: string): Promise<boolean> {
   return access(abs).then(
@@ -41,50 +43,107 @@ async function exists(abs: string): Promise<boolean> {
   );
 }
 
+async function isFile(abs: string): Promise<boolean> {
+  return stat(abs).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/** The contract files the layers a config turns on read, in gate order. */
+function contractsOf(config: PatchgateConfig): NamedContract[] {
+  return LAYERS.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
+}
+
+/** What each empty contract file is, for the `wrote` line. */
+const EMPTY_WHAT: Record<string, string> = {
+  'hits.ledger': 'an empty cause-class flake ledger, for the hits layer',
+  'seeds.tape': 'an empty seed tape, for the seeds layer',
+  'signatures.freeze': 'an empty signature freeze: every failure and skip rejects until a human freezes it',
+  'stability.freeze': 'an empty stability freeze: every flaky test rejects until a human freezes it',
+  'claims.ledger': 'an empty freeze-window ledger, for the claims layer',
+};
+
 export async function initCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      format: { type: 'string', default: 'json' },
-      root: { type: 'string', multiple: true },
-      owner: { type: 'string' },
-      force: { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(INIT, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const format = values.format as ConfigFormat;
   if (!(format in CONFIG_FILE_FOR)) throw usage(`--format must be json, yaml or ts, got '${values.format}'`);
   const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
+  const out = (line = '') => io.stdout.write(`${line}\n`);
+  // Sentences wrap at the terminal's width, between words; commands stay on one line to be pasted.
+  const say = (line: string) => {
+    for (const l of wrapWords(line, { width: TERMINAL_WIDTH, hanging: 2 })) out(l);
+  };
 
-  let roots = (values.root ?? []).map((r) => assertRepoPath(r, '--root'));
-  if (roots.length === 0) {
-    for (const c of FIXTURE_ROOT_CANDIDATES) if (await isDir(path.join(repoRoot, c))) roots.push(c);
-    // A nested candidate inside another one would be locked twice.
-    roots = roots.filter((r) => !roots.some((o) => o !== r && r.startsWith(`${o}/`)));
+  const existingConfigs: string[] = [];
+  for (const name of CONFIG_FILE_NAMES)
+    if (await exists(path.join(repoRoot, name))) existingConfigs.push(name);
+  // On a repository that already has its config, --codeowners only prints that config's snippet.
+  if (values.codeowners && existingConfigs.length > 0 && !values.force) {
+    const { config } = await loadConfig(repoRoot, undefined, { signal: io.signal });
+    io.stdout.write(
+      codeownersSnippet({
+        contracts: contractsOf(config),
+        protect: config.contracts.protect,
+        owner: values.owner,
+      }),
+    );
+    return 0;
+  }
+
+  const found: string[] = [];
+  const notes: string[] = [];
+  let roots: string[];
+  if (values.root !== undefined && values.root.length > 0) {
+    roots = values.root.map((r) => assertRepoPath(r, '--root'));
+    for (const r of roots) {
+      if (!(await exists(path.join(repoRoot, r))))
+        throw new InputError('FIXTURE_ROOT_MISSING', `--root ${r} does not exist in ${repoRoot}`);
+    }
+  } else {
+    const detected: Detection[] = await detectFixtureRoots(repoRoot);
+    roots = detected.map((d) => d.value);
+    for (const d of detected) found.push(`found fixture folder ${d.value} (${d.reason})`);
   }
   if (roots.length === 0) {
     throw new InputError(
       'FIXTURE_ROOT_MISSING',
-      `no fixture folder found (looked for ${FIXTURE_ROOT_CANDIDATES.join(', ')}); pass --root DIR for each folder of fixtures`,
+      `no fixture folder found (looked at any depth for folders named ${FIXTURE_FOLDER_NAMES.join(', ')}, outside node_modules, vendor, dist, build and hidden folders); pass --root DIR for each folder of fixtures`,
     );
-  }
-  for (const r of roots) {
-    if (!(await exists(path.join(repoRoot, r))))
-      throw new InputError('FIXTURE_ROOT_MISSING', `--root ${r} does not exist in ${repoRoot}`);
   }
 
   const canonical: { file: string; digest: string }[] = [];
-  if (await exists(path.join(repoRoot, 'fixtures/lock.json')))
+  if (await isFile(path.join(repoRoot, 'fixtures/lock.json'))) {
     canonical.push({ file: 'fixtures/lock.json', digest: 'fixtures/lock.sha256' });
+    found.push('found fixtures/lock.json: its canonical JSON digest is locked in fixtures/lock.sha256');
+  }
 
-  // A seed tape already in the repository (seed 001's property_seeds.json) turns the seeds layer on;
-  // an invalid one stops init with its located problems rather than being wired in unread.
-  // No config exists yet, so the tape is held to the default cap.
+  // `$schema` points into node_modules/patchgate, which only a JavaScript repository has.
+  const js = await isJsRepository(repoRoot);
+  const tests = await detectTests(repoRoot);
+  for (const r of tests.reasons) found.push(`${r.key}: ${r.value} (${r.reason})`);
+  notes.push(...tests.notes);
+  if (tests.tests)
+    notes.push(
+      'the test layers run the repository\'s tests, which are head code, in the sandbox (bubblewrap on Linux); in CI, install bubblewrap first (the README\'s "What head code can and cannot reach" says how)',
+    );
+
+  // A seed tape already in the repository turns the seeds layer on; an invalid one stops init with its
+  // located problems rather than being wired in unread. No config exists yet, so it is held to the default cap.
   const tape = await readTapeIfExists(repoRoot, 'property_seeds.json', 'the working tree', {
     maxBytes: DEFAULT_CONTRACT_BYTES,
     signal: io.signal,
   });
+  const seedsOn = tape !== undefined && tape.rows.length > 0;
+  if (tape && !seedsOn) {
+    notes.push(
+      `${tape.file} records no property yet, so the seeds layer stays off (an empty tape checks nothing); add "seeds": {} to the config once \`patchgate seeds add\` has recorded a row`,
+    );
+  }
+  const pythonPath = tests.tests?.env?.PYTHONPATH;
+  const pytestRows = tape?.rows.some((r) => r.runner === 'pytest') ?? false;
   const input: PatchgateConfigInput = {
     fixtures: {
       roots,
@@ -92,12 +151,26 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       ...(values.owner ? { owner: values.owner } : {}),
       canonical,
     },
-    ...(tape ? { seeds: { tape: tape.file } } : {}),
+    ...(seedsOn
+      ? {
+          seeds: {
+            tape: tape.file,
+            ...(pythonPath !== undefined && pytestRows ? { env: { PYTHONPATH: pythonPath } } : {}),
+          },
+        }
+      : {}),
+    // A test command turns on the layers that judge test outcomes; each reads a freeze file a human owns.
+    ...(tests.tests
+      ? {
+          tests: tests.tests,
+          signatures: { freeze: 'flake_signatures.json' },
+          stability: { freeze: 'stability_freeze.json' },
+        }
+      : {}),
   };
   const config = configSchema.parse(input);
   const configFile = CONFIG_FILE_FOR[format];
-  const existing: string[] = [];
-  for (const name of CONFIG_FILE_NAMES) if (await exists(path.join(repoRoot, name))) existing.push(name);
+  const existing = [...existingConfigs];
   if (await exists(path.join(repoRoot, config.fixtures.lock))) existing.push(config.fixtures.lock);
   if (existing.length > 0 && !values.force) {
     throw new InputError(
@@ -106,23 +179,83 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       { files: existing },
     );
   }
-  const result = await relockFixtures({ repoRoot, config, owner: values.owner, fresh: true });
-  await writeFile(path.join(repoRoot, configFile), renderConfig(input, format));
 
-  io.stdout.write(`wrote ${configFile}\n`);
-  io.stdout.write(
-    `wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})\n`,
-  );
-  for (const c of result.canonical)
-    io.stdout.write(`wrote ${c.digestFile} (canonical digest of ${c.file})\n`);
-  if (tape) {
+  // The empty contract file of every layer turned on. One already there is read as the gate reads it and kept,
+  // even with --force: it may hold rows a human froze.
+  const contracts = contractsOf(config);
+  const toWrite: { file: string; role: string; text: string }[] = [];
+  const kept: string[] = [];
+  for (const c of contracts) {
+    if (c.glob || !isEmptyContractRole(c.role) || toWrite.some((w) => w.file === c.path)) continue;
+    if (c.role === 'seeds.tape' && tape !== undefined) continue;
+    if (await exists(path.join(repoRoot, c.path))) {
+      const checked = await validateContractFile(repoRoot, { config, file: configFile }, c, {
+        signal: io.signal,
+      });
+      if (checked.problems.length > 0) throw new ContractFileError('CONTRACT_INVALID', checked.problems);
+      kept.push(c.path);
+      continue;
+    }
+    toWrite.push({ file: c.path, role: c.role, text: emptyContractText(c.role, c.path, { schema: js }) });
+  }
+
+  const lockSchema = CONTRACT_JSON_SCHEMAS.find((s) => s.role === 'fixtures.lock')?.file;
+  const result = await relockFixtures({
+    repoRoot,
+    config,
+    owner: values.owner,
+    fresh: true,
+    ...(js && lockSchema ? { schema: installedSchemaRef(config.fixtures.lock, lockSchema) } : {}),
+  });
+  await writeFile(path.join(repoRoot, configFile), renderConfig(input, format, { schema: js }));
+  for (const w of toWrite) {
+    await mkdir(path.dirname(path.join(repoRoot, w.file)), { recursive: true });
+    await writeFile(path.join(repoRoot, w.file), w.text);
+  }
+
+  for (const line of found) say(line);
+  if (seedsOn) {
     const fc = tape.rows.filter((r) => r.runner === 'fast-check').length;
-    io.stdout.write(
-      `found ${tape.file} (${tape.rows.length} propert${tape.rows.length === 1 ? 'y' : 'ies'}): the seeds layer replays it on every patch${fc > 0 ? `; its ${fc} fast-check row(s) need seeds.properties, the globs of your defineSeedProperty modules` : ''}\n`,
+    say(
+      `found ${tape.file} (${tape.rows.length} propert${tape.rows.length === 1 ? 'y' : 'ies'}): the seeds layer replays it on every patch${fc > 0 ? `; its ${fc} fast-check row(s) need seeds.properties, the globs of your defineSeedProperty modules` : ''}`,
     );
   }
-  io.stdout.write(
-    `\nCommit these in a human commit, separate from any agent diff:\n  git add ${[configFile, result.lockFile, ...result.canonical.map((c) => c.digestFile)].join(' ')} && git commit -m "patchgate: init"\n`,
+  const on = LAYERS.filter((l) => l.enabled(config)).map((l) => l.name);
+  say(
+    `layers on: ${on.join(', ')}${config.stability ? ` (stability runs the head's tests ${config.stability.runs} times)` : ''}`,
   );
+  for (const note of notes) say(`note: ${note}`);
+  out();
+  out(`wrote ${configFile}`);
+  say(`wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})`);
+  for (const c of result.canonical) out(`wrote ${c.digestFile} (canonical digest of ${c.file})`);
+  for (const w of toWrite) say(`wrote ${w.file} (${EMPTY_WHAT[w.role] ?? w.role})`);
+  for (const k of kept) out(`kept ${k} (already there and valid)`);
+
+  const written = [
+    configFile,
+    result.lockFile,
+    ...result.canonical.map((c) => c.digestFile),
+    ...toWrite.map((w) => w.file),
+    ...kept,
+  ];
+  out();
+  say('Next: commit these in a human commit, separate from any agent diff, then run the gate on a patch:');
+  out(`  ${shellCommand(['git', 'add', ...written])} && git commit -m "patchgate: init"`);
+  if (js) {
+    out('  npx patchgate check --base origin/main');
+  } else {
+    out('  npx --yes patchgate check --base origin/main');
+    for (const l of wrapWords(
+      '(patchgate runs on Node.js 20 or later; with no package.json here, npx fetches it, or install it once with `npm install --global patchgate`)',
+      { width: TERMINAL_WIDTH, indent: 2, hanging: 3 },
+    ))
+      out(l);
+  }
+  say('Run `patchgate validate` after editing the config or a contract file, before committing the edit.');
+  if (values.codeowners) {
+    out();
+    io.stdout.write(codeownersSnippet({ contracts, protect: config.contracts.protect, owner: values.owner }));
+  }
   return 0;
 }

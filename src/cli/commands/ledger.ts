@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { InputError } from '../../errors.js';
 import {
   ALLOWED_CAUSES,
@@ -18,6 +17,8 @@ import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { LEDGER_ADD } from '../specs.js';
 import { usage } from '../usage.js';
 
 export interface LedgerDeps {
@@ -98,21 +99,9 @@ async function readOrCreate(abs: string, file: string): Promise<{ ledger: FlakeL
 }
 
 async function ledgerAdd(args: string[], io: CliIO, deps: LedgerDeps): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      property: { type: 'string' },
-      cause: { type: 'string' },
-      owner: { type: 'string' },
-      expires: { type: 'string' },
-      action: { type: 'string' },
-      file: { type: 'string', default: DEFAULT_FLAKE_LEDGER },
-      digest: { type: 'string' },
-      today: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(LEDGER_ADD, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
 
   const property = required(values, 'property').trim();
   const cause = required(values, 'cause');
@@ -166,7 +155,7 @@ async function ledgerAdd(args: string[], io: CliIO, deps: LedgerDeps): Promise<n
     action,
     freeze_hits: false,
   };
-  const next: FlakeLedger = { version: 1, rules: [...ledger.rules, row] };
+  const next: FlakeLedger = { ...ledger, rules: [...ledger.rules, row] };
   const text = formatFlakeLedger(next);
   // Re-read what we are about to write: the file on disk must pass the same shape check the gate applies.
   parseFlakeLedger(text, file);

@@ -1,21 +1,19 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { LOCK } from '../specs.js';
 
 export async function lockCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { owner: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(LOCK, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
   const { config, file } = await loadConfig(repoRoot, undefined, { signal: io.signal });
-  const dryRun = values['dry-run'] ?? false;
+  const dryRun = values['dry-run'];
   const result = await relockFixtures({ repoRoot, config, owner: values.owner, dryRun });
   if (result.changes.length === 0 && result.canonical.length === 0) {
     io.stdout.write(`${result.lockFile} is up to date (config ${file})\n`);

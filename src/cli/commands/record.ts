@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
 import { PatchgateError } from '../../errors.js';
 import {
@@ -21,27 +20,9 @@ import type { TestOutcome } from '../../junit/index.js';
 import { pytestNodeId } from '../../runners/tests/presets.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { RECORD } from '../specs.js';
 import { usage } from '../usage.js';
-
-export const RECORD_HELP = `patchgate record --junit FILE [--junit FILE...] [--ledger PATH] [--run-id ID] [--at TIMESTAMP] [--dry-run]
-
-Adds one CI run to the freeze-window ledger of the claims layer (claims.ledger,
-default ${DEFAULT_CLAIM_LEDGER}): each entry gets P (its checks passed), F (one
-failed, errored or passed only on a retry) or - (they did not run) for this
-run, the window slides by one run, and an open entry with a failure in its
-window becomes blocked. Passes never unblock an entry; a human does, with
-\`patchgate freeze reopen\`.
-
-Run it from CI on the main branch after merges, never on an agent's branch:
-what it records decides which claims may vote on every later patch. Commit
-the ledger from that job, or open a pull request with it.
-
-  --junit FILE    a JUnit XML report of the run (repeatable)
-  --ledger PATH   the ledger, relative to the repository root (default: claims.ledger)
-  --run-id ID     the CI run's id; a run already recorded as last_run is refused
-  --at TIME       when the run happened, YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)
-  --dry-run       print what would change, write nothing
-`;
 
 /** What `record` needs of a JUnit outcome. */
 export type ReportOutcome = Pick<TestOutcome, 'id' | 'suite' | 'classname' | 'name' | 'file' | 'status'>;
@@ -172,23 +153,9 @@ const RESULT_WORDS: Record<RunResult, string> = { pass: 'passed', fail: 'failed'
 
 /** `patchgate record`: adds a CI run on the main branch to the freeze-window ledger. */
 export async function recordCommand(args: string[], io: CliIO, deps: RecordDeps): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      junit: { type: 'string', multiple: true },
-      ledger: { type: 'string' },
-      'run-id': { type: 'string' },
-      at: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    io.stdout.write(RECORD_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(RECORD, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const reports = values.junit ?? [];
   if (reports.length === 0)
     throw usage('record: --junit FILE is required (a JUnit XML report of the run; repeat it for several)');

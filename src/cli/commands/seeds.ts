@@ -1,6 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { readContractTextIfExists } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
 import { execFile } from '../../git/exec.js';
@@ -15,7 +14,9 @@ import {
   seedRequestFromFlags,
 } from '../../layers/seeds/tape-edit.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
+import { SEEDS_ADD } from '../specs.js';
 import { usage } from '../usage.js';
 
 /** The tape's name when the config has no `seeds` section (the schema's default). */
@@ -51,22 +52,9 @@ function attachNegativeSeed(args: string[]): string[] {
 }
 
 async function seedsAdd(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: attachNegativeSeed(args),
-    options: {
-      seed: { type: 'string' },
-      path: { type: 'string' },
-      counterexample: { type: 'string' },
-      note: { type: 'string' },
-      'min-examples': { type: 'string' },
-      runner: { type: 'string' },
-      nodeid: { type: 'string' },
-      'seed-switch': { type: 'string' },
-      command: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  const parsed = parseCommand(SEEDS_ADD, attachNegativeSeed(args), io);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 1)
     throw usage(
       `seeds add: expected one property id, got ${positionals.length} (${positionals.map((p) => JSON.stringify(p)).join(', ')})`,

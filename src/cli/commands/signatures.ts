@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { InputError } from '../../errors.js';
 import { isExpired, isoDate, resolveToday } from '../../freeze/model.js';
 import {
@@ -22,6 +21,8 @@ import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../.
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
+import { parseCommand } from '../options.js';
+import { SIGNATURES_ADD } from '../specs.js';
 import { usage } from '../usage.js';
 
 export interface ReportTest {
@@ -154,23 +155,9 @@ async function readOrCreate(
 }
 
 async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      from: { type: 'string' },
-      test: { type: 'string' },
-      owner: { type: 'string' },
-      expires: { type: 'string' },
-      action: { type: 'string' },
-      reason: { type: 'string' },
-      file: { type: 'string', default: DEFAULT_SIGNATURE_FREEZE },
-      scheme: { type: 'string', default: 'patchgate' },
-      failure: { type: 'string' },
-      today: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const parsed = parseCommand(SIGNATURES_ADD, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
 
   const from = required(values, 'from');
   const test = required(values, 'test');
@@ -261,7 +248,7 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
     example_test: test,
     ...(generic ? { test } : {}),
   };
-  const text = formatSignatureFreeze({ rows: [...freeze.rows, row] });
+  const text = formatSignatureFreeze({ ...freeze, rows: [...freeze.rows, row] });
   // Re-read what we are about to write: the file on disk must pass the same checks the gate applies.
   parseSignatureFreeze(text, file);
   if (created) await mkdir(path.dirname(abs), { recursive: true });

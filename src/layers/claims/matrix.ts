@@ -36,6 +36,7 @@ const claimSchema = z.strictObject({
 
 export const matrixFileSchema = z
   .strictObject({
+    $schema: z.string().optional().describe('Path or URL of the JSON Schema, for editors.'),
     patch: nonBlank('the name of the patch the claims are about'),
     claims: z.array(claimSchema).nullable().optional(),
   })

@@ -1,7 +1,8 @@
 import picomatch from 'picomatch';
 import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import type { Change } from '../../git/changes.js';
-import type { Finding, Layer, LayerContext, NamedContract } from '../types.js';
+import { acceptedByHuman, overrideActive } from '../override.js';
+import type { Finding, Layer, LayerContext, NamedContract, Override } from '../types.js';
 
 const LAYER = 'contracts';
 
@@ -42,6 +43,10 @@ export const contractsLayer: Layer = {
       })),
     ];
 
+    // A human commit may touch contracts (a maintainer editing a CI workflow): a human job says so with a token.
+    const variable = ctx.config.contracts.overrideTokenEnv;
+    const overridden = overrideActive(ctx.env, variable);
+    const overrides: Override[] = [];
     const touched = (change: Change) => {
       const reason =
         protectedReason(change.path, named, globs) ??
@@ -51,18 +56,21 @@ export const contractsLayer: Layer = {
         change.kind === 'renamed'
           ? `renamed ${change.from} → ${change.path}`
           : `${change.kind} ${change.path}`;
-      findings.push({
+      const f: Finding = {
         code: 'CONTRACT_TOUCHED',
         layer: LAYER,
         severity: 'reject',
-        message: `the patch ${what}, a human-owned contract path (${reason.role}${'glob' in reason ? ` ${reason.glob}` : ''}); contract edits belong in a separate human commit`,
+        message: `the patch ${what}, a human-owned contract path (${reason.role}${'glob' in reason ? ` ${reason.glob}` : ''}); contract edits belong in a separate human commit, which a human job accepts by setting ${variable}`,
         evidence: {
           path: change.path,
           ...(change.from ? { from: change.from } : {}),
           change: change.kind,
           ...reason,
+          waiver: variable,
+          next: `land the contract change in its own human commit; the job that checks it sets ${variable}`,
         },
-      });
+      };
+      findings.push(overridden ? acceptedByHuman(f, change.path, variable, overrides) : f);
     };
     ctx.changes.forEach(touched);
 
@@ -82,6 +90,6 @@ export const contractsLayer: Layer = {
         });
       }
     }
-    return { findings };
+    return { findings, overrides };
   },
 };

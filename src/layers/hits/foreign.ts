@@ -4,6 +4,7 @@ import { HarnessClient } from '../../runners/harness/client.js';
 import { HarnessError } from '../../runners/harness/protocol.js';
 import { PYTHON_ADAPTER_PATH } from '../../runners/harness/python-adapter.js';
 import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
+import type { ProgressTally } from '../progress.js';
 import type { PropertyInfo, Status } from './model.js';
 import { generateMutants, type Mutant, type PerturbOptions } from './perturb/index.js';
 import type { FixtureCache, RunOutcome, ScoredProperty, SourceProblem } from './scorer.js';
@@ -26,6 +27,8 @@ export interface ScoreForeignOptions {
   signal: AbortSignal;
   /** Registers a property (unique name, locked fixture, well-formed claims) or reports why not. */
   accept(info: PropertyInfo): boolean;
+  /** Counts properties scored. */
+  progress?: ProgressTally;
 }
 
 /** Whatever checks a batch of fixtures: a harness process or a per-mutant command. */
@@ -120,6 +123,7 @@ export async function scoreForeign(
       });
       const listed = await client.list();
       if (listed.length === 0) empty.push(h.key);
+      opts.progress?.expect(listed.length);
       for (const p of listed) {
         const info: PropertyInfo = {
           name: p.name,
@@ -127,17 +131,21 @@ export async function scoreForeign(
           claims: [...p.claims],
           source: h.source,
         };
-        if (!opts.accept(info)) continue;
-        const input = await mutantsOf(info);
-        if (!input) continue;
-        const c = client;
-        const runs = await scoreWith(
-          (batch) => c.check(p.name, batch),
-          input.fixture,
-          input.mutants,
-          opts.runs,
-        );
-        properties.push({ info, runs });
+        try {
+          if (!opts.accept(info)) continue;
+          const input = await mutantsOf(info);
+          if (!input) continue;
+          const c = client;
+          const runs = await scoreWith(
+            (batch) => c.check(p.name, batch),
+            input.fixture,
+            input.mutants,
+            opts.runs,
+          );
+          properties.push({ info, runs });
+        } finally {
+          opts.progress?.finish();
+        }
       }
     } catch (err) {
       if (opts.signal.aborted) throw err;
@@ -150,6 +158,7 @@ export async function scoreForeign(
     }
   }
 
+  opts.progress?.expect(opts.sources.commands.length);
   for (const c of opts.sources.commands) {
     const info: PropertyInfo = {
       name: c.name,
@@ -157,24 +166,28 @@ export async function scoreForeign(
       claims: [...c.claims],
       source: c.command.join(' '),
     };
-    if (!opts.accept(info)) continue;
-    const input = await mutantsOf(info);
-    if (!input) continue;
-    const checker = await CommandChecker.create({
-      command: c.command,
-      cwd: opts.root,
-      sandbox: opts.sandbox,
-      env: opts.env,
-      timeoutMs: opts.timeoutMs,
-      signal: opts.signal,
-    });
     try {
-      properties.push({
-        info,
-        runs: await scoreWith((batch) => checker.check(batch), input.fixture, input.mutants, opts.runs),
+      if (!opts.accept(info)) continue;
+      const input = await mutantsOf(info);
+      if (!input) continue;
+      const checker = await CommandChecker.create({
+        command: c.command,
+        cwd: opts.root,
+        sandbox: opts.sandbox,
+        env: opts.env,
+        timeoutMs: opts.timeoutMs,
+        signal: opts.signal,
       });
+      try {
+        properties.push({
+          info,
+          runs: await scoreWith((batch) => checker.check(batch), input.fixture, input.mutants, opts.runs),
+        });
+      } finally {
+        await checker.close();
+      }
     } finally {
-      await checker.close();
+      opts.progress?.finish();
     }
   }
   return { properties, problems, empty };

@@ -4,6 +4,7 @@ import type { PatchgateConfig } from '../../config/schema.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
+import { ProgressTally } from '../progress.js';
 import type { Artifact, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
@@ -84,7 +85,16 @@ export const hitsLayer: Layer = {
     // when that code and its fixtures are the base's through and through (it would score as the base did).
     const overlayPool = (await overlayScoringNeeded(ctx)) ? poolFor(ctx.overlay.root) : undefined;
     try {
-      const common = { hits, locked: lockedSet, childEnv, signal: ctx.signal, sandbox: ctx.sandbox };
+      // One count over every revision scored: properties (each with all its runs) done of those listed.
+      const progress = new ProgressTally(ctx.progress, 'properties scored');
+      const common = {
+        hits,
+        locked: lockedSet,
+        childEnv,
+        signal: ctx.signal,
+        sandbox: ctx.sandbox,
+        progress,
+      };
       // All revisions at once: each is mostly waiting for its processes to start and load their modules.
       [base, head, overlay] = await Promise.all([
         scoreRevision({

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
 import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
 import { findModules } from '../../util/find-modules.js';
+import type { ProgressTally } from '../progress.js';
 import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
 import { type PerturbOptions, parsePath } from './perturb/index.js';
@@ -47,6 +48,8 @@ export interface ScoreRevisionOptions {
   childEnv: Record<string, string>;
   sandbox: Sandbox;
   signal: AbortSignal;
+  /** Counts properties scored (all their runs), shared by the revisions scored at once. */
+  progress?: ProgressTally;
 }
 
 export function perturbOptions(hits: HitsConfig): PerturbOptions {
@@ -167,7 +170,8 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
       properties.push(scored);
       queued.push({ scored, module: p.module, name: p.name, fixture: fixture.value });
     }
-    const results = await scoreInBatches(pool, queued, perturb, hits.runs);
+    opts.progress?.expect(queued.length);
+    const results = await scoreInBatches(pool, queued, perturb, hits.runs, (n) => opts.progress?.finish(n));
     for (const [i, item] of queued.entries()) item.scored.runs.push(...toRunOutcomes(results[i]));
   }
 
@@ -184,6 +188,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     sandbox: opts.sandbox,
     signal: opts.signal,
     accept,
+    ...(opts.progress ? { progress: opts.progress } : {}),
   });
   problems.push(...scoredForeign.problems);
   properties.push(...scoredForeign.properties);
@@ -204,11 +209,15 @@ export async function scoreInBatches(
   items: readonly { module: string; name: string; fixture: unknown }[],
   perturb: PerturbOptions,
   runs: number,
+  /** Told how many properties each batch held, as it comes back. */
+  onBatchDone?: (properties: number) => void,
 ): Promise<(ScoreResult[] | Error)[]> {
   const size = Math.max(1, Math.ceil(items.length / (pool.size * BATCHES_PER_WORKER)));
   const batches: (typeof items)[] = [];
   for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
-  const answers = await Promise.all(batches.map((batch) => pool.scoreBatch(batch, perturb, runs)));
+  const answers = await Promise.all(
+    batches.map((batch) => pool.scoreBatch(batch, perturb, runs).finally(() => onBatchDone?.(batch.length))),
+  );
   return answers.flat();
 }
 

@@ -12,7 +12,7 @@ import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
-import { acceptedByHuman, overrideActive } from '../override.js';
+import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
@@ -45,7 +45,7 @@ export const regressionLayer: Layer = {
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const waive = (f: Finding, path: string): Finding =>
-      overridden ? acceptedByHuman(f, path, variable, overrides) : f;
+      overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
     findings.push(...(await reachFindings(ctx, LAYER)));

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { SeedsConfig } from '../../config/schema.js';
 import { InputError } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import type { ProgressTally } from '../progress.js';
 import type { ExampleCount, SeedReplay } from './model.js';
 import { replayCommands } from './runners/command.js';
 import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
@@ -19,6 +20,8 @@ export interface ReplayTapeOptions {
   /** Where process runners keep their logs and reports. */
   logDir: string;
   signal?: AbortSignal;
+  /** Counts replays: fast-check rows (one pool task each) and the seeds of process rows. */
+  progress?: ProgressTally;
 }
 
 export interface TapeReplay {
@@ -53,6 +56,10 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
   }
   const pyRows = by('pytest').map(withCountSeed);
   const cmdRows = by('command').map(withCountSeed);
+  const progress = opts.progress;
+  const seedsOf = (rows: readonly TapeRow[]) => rows.reduce((n, r) => n + r.seeds.length, 0);
+  progress?.expect(fcRows.length + seedsOf(pyRows) + seedsOf(cmdRows));
+  const onReplayed = progress ? { onReplayed: (n: number) => progress.finish(n) } : {};
   const common = {
     root: opts.root,
     env: opts.env,
@@ -72,6 +79,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           rows: fcRows,
           timeoutMs: opts.config.timeoutMs,
           ...(opts.config.workers !== undefined ? { workers: opts.config.workers } : {}),
+          ...onReplayed,
         })
       : undefined;
   const py =
@@ -82,6 +90,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           rows: pyRows,
           timeoutMs: opts.config.processTimeoutMs,
           logDir: path.join(opts.logDir, 'seeds'),
+          ...onReplayed,
         })
       : undefined;
   const cmd =
@@ -91,6 +100,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           rows: cmdRows,
           timeoutMs: opts.config.processTimeoutMs,
           logDir: path.join(opts.logDir, 'seeds'),
+          ...onReplayed,
         })
       : undefined;
   return {

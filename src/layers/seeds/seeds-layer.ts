@@ -4,6 +4,7 @@ import { assertSourcesFound, nothingConfigured } from '../../config/configured-s
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
+import { ProgressTally } from '../progress.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { compareTapes } from './compare-tapes.js';
 import type { SeedReplay } from './model.js';
@@ -129,8 +130,11 @@ export const seedsLayer: Layer = {
     const findings = compareTapes(tape, head, headProblem);
 
     const rows = new Map(tape.rows.map((r) => [r.id, r]));
+    // One count over the head's replay and the overlay's, when that runs too.
+    const progress = new ProgressTally(ctx.progress, 'seed replays');
     const replayOn = (root: string, logDir: string) =>
       replayTape({
+        progress,
         root,
         rows: tape.rows,
         config: cfg,

@@ -123,7 +123,13 @@ const rowSchema = z.strictObject({
   command: z.array(z.string().min(1)).min(1).optional(),
 });
 
-export const tapeSchema = z.strictObject({ properties: z.array(rowSchema) });
+export const tapeSchema = z.strictObject({
+  $schema: z
+    .string()
+    .optional()
+    .describe('Path or URL of the JSON Schema, for editors; `seeds add` keeps it.'),
+  properties: z.array(rowSchema),
+});
 
 export interface TapeSeed {
   seed: string;

@@ -5,6 +5,7 @@ import type { TestOutcome } from '../../junit/model.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
 import type { TestIdParts } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
+import { ProgressTally } from '../progress.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 
 const LAYER = 'stability';
@@ -61,7 +62,11 @@ export const stabilityLayer: Layer = {
       'the base revision',
       contractReadOptions(ctx.config, ctx.signal),
     );
-    const headRuns = await runRepeated(cfg.runs, cfg.parallel, (i) => tests.headRun(i));
+    const tally = new ProgressTally(ctx.progress, 'stability runs');
+    tally.expect(cfg.runs);
+    const headRuns = await runRepeated(cfg.runs, cfg.parallel, (i) =>
+      tests.headRun(i).finally(() => tally.finish()),
+    );
     const head = outcomesById(headRuns);
     const flaky = [...head].filter(([, e]) => isFlaky(e.results));
     const findings: Finding[] = [];
@@ -83,7 +88,13 @@ export const stabilityLayer: Layer = {
       else subset.push(parts);
     }
     const baseRuns: SuiteRun[] = [];
-    if (subset.length > 0) for (let i = 0; i < cfg.runs; i++) baseRuns.push(await tests.baseRun(subset));
+    if (subset.length > 0) {
+      tally.expect(cfg.runs);
+      for (let i = 0; i < cfg.runs; i++) {
+        baseRuns.push(await tests.baseRun(subset));
+        tally.finish();
+      }
+    }
     const base = outcomesById(baseRuns);
 
     for (const [id, entry] of flaky) {

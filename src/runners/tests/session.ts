@@ -94,6 +94,8 @@ export interface TestSessionOptions {
   signal: AbortSignal;
   /** Load our census plugin into pytest runs, so a layer can tell property tests from example tests. */
   census?: boolean;
+  /** Called as suite runs start and finish: `done` of the `total` started so far (for a progress display). */
+  onRuns?(done: number, total: number): void;
 }
 
 /**
@@ -107,6 +109,8 @@ export class TestSession {
   private readonly headRuns = new Map<number, Promise<SuiteRun>>();
   private prepared = new Map<string, Promise<unknown>>();
   private baseRunCount = 0;
+  private runsStarted = 0;
+  private runsDone = 0;
   /** Wall time spent getting checkouts ready (setup commands, dependency reuse), for the scorecard's timings. */
   setupMs = 0;
 
@@ -159,6 +163,30 @@ export class TestSession {
   }
 
   private async suite(
+    root: string,
+    label: string,
+    subset?: TestIdParts[],
+    files?: string[],
+  ): Promise<SuiteRun> {
+    this.runsStarted++;
+    this.reportRuns();
+    try {
+      return await this.suiteRun(root, label, subset, files);
+    } finally {
+      this.runsDone++;
+      this.reportRuns();
+    }
+  }
+
+  private reportRuns(): void {
+    try {
+      this.opts.onRuns?.(this.runsDone, this.runsStarted);
+    } catch {
+      // Progress is never worth a test run.
+    }
+  }
+
+  private async suiteRun(
     root: string,
     label: string,
     subset?: TestIdParts[],

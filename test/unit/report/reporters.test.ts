@@ -106,8 +106,60 @@ describe('reporters', () => {
       card([{ ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'a|b'), message: 'line one\nline | two' }]),
     );
     expect(md).toContain('## patchgate: ❌ reject');
-    expect(md).toContain('line one<br>line \\| two');
-    for (const row of md.split('\n').filter((l) => l.startsWith('| reject')))
-      expect(row.split(/(?<!\\)\|/).length).toBe(6);
+    expect(md).toContain('line one line \\| two');
+    const rows = md.split('\n').filter((l) => l.includes('`FIXTURE_CHANGED`') && l.startsWith('| '));
+    expect(rows).toHaveLength(1);
+    for (const row of rows) expect(row.split(/(?<!\\)\|/).length).toBe(7);
+  });
+});
+
+describe('summary.md for a pull request', () => {
+  const many = (n: number, severity: Finding['severity'] = 'reject') =>
+    Array.from({ length: n }, (_, i) => ({
+      ...f('UNFROZEN_SKIP', 'signatures', severity, `tests/t${i}.py`),
+      message: `test t${i} was skipped ${'without a freeze row '.repeat(40)}`,
+      evidence: {
+        test: `t${i}`,
+        file: `tests/t${i}.py`,
+        line: i + 1,
+        body: 'x'.repeat(5000),
+        next: 'patchgate signatures add …',
+      },
+    }));
+
+  it('says in its title why: the blocking codes, counted', () => {
+    const md = renderMarkdown(card([...many(2), f('CONTRACT_TOUCHED', 'contracts', 'reject', 'a')]));
+    expect(md.split('\n')[0]).toBe(
+      '## patchgate: ❌ reject — 3 finding(s) blocking the merge: UNFROZEN_SKIP ×2, CONTRACT_TOUCHED',
+    );
+  });
+
+  it('puts errors and rejections before warnings, each with where, a few facts and the next step, never the JSON blob', () => {
+    const md = renderMarkdown(
+      card([{ ...f('FIXTURE_ADDED', 'fixtures', 'warn', 'testdata/n.json') }, ...many(1)]),
+    );
+    const rows = md.split('\n').filter((l) => /^\| .* \| `[A-Z_]+` \|/.test(l));
+    expect(rows.map((r) => r.match(/`([A-Z_]+)`/)?.[1])).toEqual(['UNFROZEN_SKIP', 'FIXTURE_ADDED']);
+    expect(rows[0]).toContain('`tests/t0.py:1`');
+    expect(rows[0]).toContain('test `t0`');
+    expect(rows[0]).toContain('patchgate signatures add');
+    expect(rows[0]).not.toContain('xxxxxxxxxx');
+    expect(rows[0]?.length).toBeLessThan(700);
+  });
+
+  it('stays under its size budget however many findings, and counts what it left out', () => {
+    const md = renderMarkdown(card(many(5000)), { maxBytes: 64 * 1024 });
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(64 * 1024);
+    const shown = md.split('\n').filter((l) => l.includes('`UNFROZEN_SKIP`')).length;
+    expect(shown).toBeGreaterThan(10);
+    expect(md).toContain(`… and ${5000 - shown} more finding(s) (${5000 - shown} blocking) not shown`);
+    // The default keeps well under GitHub's 1 MiB.
+    expect(Buffer.byteLength(renderMarkdown(card(many(20000))))).toBeLessThan(1024 * 1024);
+  });
+
+  it('links the full report when the run says where it is', () => {
+    expect(renderMarkdown(card([]), { reportLink: 'https://ci.example/run/7' })).toContain(
+      '[https://ci.example/run/7](https://ci.example/run/7)',
+    );
   });
 });

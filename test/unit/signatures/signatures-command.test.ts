@@ -297,7 +297,8 @@ describe('patchgate signatures add', () => {
     await expect(
       signaturesCommand([...args(), '--name', 'x'], memoryIO(repo.dir).io, fakeReport().deps),
     ).rejects.toMatchObject({
-      code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+      code: 'USAGE',
+      message: expect.stringMatching(/Unknown option '--name'[\s\S]*\nsee patchgate signatures add --help$/),
     });
     await expect(signaturesCommand(['remove'], memoryIO(repo.dir).io, fakeReport().deps)).rejects.toThrow(
       /unknown signatures subcommand 'remove'/,

@@ -30,6 +30,8 @@ export interface CommandReplayOptions {
   /** runLogged outDir: `seeds-command-<n>.{stdout,stderr}.log` and `.report.json`. */
   logDir: string;
   signal?: AbortSignal;
+  /** Told as each seed's process ends. */
+  onReplayed?(seeds: number): void;
 }
 
 const EXPECTED =
@@ -68,6 +70,7 @@ export async function replayCommands(opts: CommandReplayOptions): Promise<Runner
       n++;
       const { replay, started } = await replayOne(opts, root, logDir, row, seed, n);
       if (started) processes++;
+      opts.onReplayed?.(1);
       replays.push(replay);
       if (replay.status === 'pass' && replay.examples !== undefined) {
         if (fewest === undefined || replay.examples < fewest.examples!) fewest = replay;

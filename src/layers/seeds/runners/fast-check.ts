@@ -21,6 +21,8 @@ export interface FastCheckReplayOptions {
   /** Budget of one run of a property (the watchdog's heartbeat). */
   timeoutMs: number;
   workers?: number;
+  /** Told how many rows' replays ended, as each row's task comes back. */
+  onReplayed?(rows: number): void;
 }
 
 export interface FastCheckOutcome extends RunnerOutcome {
@@ -82,6 +84,11 @@ function countOf(row: TapeRow, r: ReplayResult): ExampleCount | undefined {
   return { property: row.id, counted, how };
 }
 
+/** `Promise.all`, calling `onEach` as each promise settles. */
+function allCounted<T>(onEach: () => void, promises: Promise<T>[]): Promise<T[]> {
+  return Promise.all(promises.map((p) => p.finally(onEach)));
+}
+
 /**
  * Replays every fast-check row of the tape in one worker pool: one task per
  * property with all its seeds, so no process (and no module load) per seed.
@@ -111,7 +118,8 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
     const rel = (f: string) => path.relative(opts.root, f).split(path.sep).join('/');
     const loadErrors = listed.errors.map((e) => `${rel(e.module)}: ${e.message}`);
 
-    const perRow = await Promise.all(
+    const perRow = await allCounted(
+      () => opts.onReplayed?.(1),
       opts.rows.map(async (row): Promise<{ replays: SeedReplay[]; count?: ExampleCount }> => {
         const found = modulesOf.get(row.id) ?? [];
         if (found.length === 0) {

@@ -41,6 +41,8 @@ export interface PytestReplayOptions {
   /** runLogged outDir: `seeds-pytest-<n>.{stdout,stderr}.log`, `.want.json`, `.report.json`. */
   logDir: string;
   signal?: AbortSignal;
+  /** Told how many seeds a process replayed, as each one ends. */
+  onReplayed?(seeds: number): void;
 }
 
 const PLUGIN_MODULE = 'patchgate_seeds';
@@ -200,6 +202,7 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
   for (const [i, batch] of ordered.entries()) {
     const started = await runBatch(opts, root, logDir, batch, i + 1, replays, notes);
     if (started) processes++;
+    opts.onReplayed?.(batch.members.length);
   }
 
   return { replays, counts: countExamples(rows, replays, notes), processes };

@@ -1,0 +1,226 @@
+import type { Artifact } from '../../layers/types.js';
+
+/**
+ * The layer artifacts the report draws from, read defensively: they are the
+ * gate's own output, but their strings carry what the patch wrote, and a
+ * report must render whatever shape a file turned out to have. A file that
+ * does not parse, or parses to an unexpected shape, is left out of its
+ * section and named as unreadable.
+ */
+
+export interface HitRow {
+  property: string;
+  baseline: string;
+  hit_count: number;
+  hits: string[];
+  claimed: string[];
+  false_claims: string[];
+  unclaimed_hits: string[];
+  hit_operators: Record<string, string[]>;
+  fixture: string;
+  source: string;
+}
+
+export type HitSide = 'base' | 'head' | 'overlay';
+
+export interface ClaimCell {
+  value?: string;
+  status: string;
+  why?: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface ClaimRow {
+  id: string;
+  statement: string;
+  source: { file: string; line?: number };
+  cells: Partial<Record<'fixture' | 'property' | 'freeze', ClaimCell>>;
+  statement_problems: string[];
+}
+
+export interface ClaimsReport {
+  ledger: string;
+  window_runs?: number;
+  claims: ClaimRow[];
+  head_claims: ClaimRow[];
+}
+
+export interface SeedReplayRow {
+  property: string;
+  seed: string;
+  status: string;
+  examples?: number;
+  via?: string;
+  message?: string;
+}
+
+export interface SeedCount {
+  property: string;
+  counted: number;
+  how: string;
+}
+
+export interface SeedReplayReport {
+  /** The artifact's name: seed_replay.json or seed_replay.overlay.json. */
+  name: string;
+  tape: string;
+  replays: SeedReplayRow[];
+  counts: SeedCount[];
+}
+
+export interface ReportInputs {
+  hits: Partial<Record<HitSide, HitRow[]>>;
+  claims?: ClaimsReport;
+  seeds: SeedReplayReport[];
+  /** Artifacts that were present but could not be read. */
+  unreadable: string[];
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+
+function hitRow(v: unknown): HitRow | undefined {
+  if (!isObject(v)) return undefined;
+  const property = str(v.property);
+  if (property === undefined) return undefined;
+  const ops: Record<string, string[]> = {};
+  if (isObject(v.hit_operators))
+    for (const [path, list] of Object.entries(v.hit_operators)) ops[path] = strings(list);
+  const hits = strings(v.hits);
+  return {
+    property,
+    baseline: str(v.baseline) ?? 'unknown',
+    hit_count: num(v.hit_count) ?? hits.length,
+    hits,
+    claimed: strings(v.claimed),
+    false_claims: strings(v.false_claims),
+    unclaimed_hits: strings(v.unclaimed_hits),
+    hit_operators: ops,
+    fixture: str(v.fixture) ?? '',
+    source: str(v.source) ?? '',
+  };
+}
+
+function claimCell(v: unknown): ClaimCell | undefined {
+  if (!isObject(v)) return undefined;
+  const status = str(v.status);
+  if (status === undefined) return undefined;
+  const value = str(v.value);
+  const why = str(v.why);
+  return {
+    status,
+    ...(value !== undefined ? { value } : {}),
+    ...(why !== undefined ? { why } : {}),
+    ...(isObject(v.detail) ? { detail: v.detail } : {}),
+  };
+}
+
+function claimRow(v: unknown): ClaimRow | undefined {
+  if (!isObject(v)) return undefined;
+  const id = str(v.id);
+  if (id === undefined) return undefined;
+  const source = isObject(v.source) ? v.source : {};
+  const line = num(source.line);
+  const cells: ClaimRow['cells'] = {};
+  if (isObject(v.cells))
+    for (const name of ['fixture', 'property', 'freeze'] as const) {
+      const c = claimCell(v.cells[name]);
+      if (c) cells[name] = c;
+    }
+  return {
+    id,
+    statement: str(v.statement) ?? '',
+    source: { file: str(source.file) ?? '', ...(line !== undefined ? { line } : {}) },
+    cells,
+    statement_problems: strings(v.statement_problems),
+  };
+}
+
+function claimsReport(v: unknown): ClaimsReport | undefined {
+  if (!isObject(v) || !Array.isArray(v.claims)) return undefined;
+  const rows = (list: unknown) =>
+    Array.isArray(list) ? list.map(claimRow).filter((r): r is ClaimRow => r !== undefined) : [];
+  const windowRuns = num(v.window_runs);
+  return {
+    ledger: str(v.ledger) ?? '',
+    ...(windowRuns !== undefined ? { window_runs: windowRuns } : {}),
+    claims: rows(v.claims),
+    head_claims: rows(v.head_claims),
+  };
+}
+
+function seedReport(name: string, v: unknown): SeedReplayReport | undefined {
+  if (!isObject(v) || !Array.isArray(v.replays)) return undefined;
+  const replays: SeedReplayRow[] = [];
+  for (const r of v.replays) {
+    if (!isObject(r)) continue;
+    const property = str(r.property);
+    if (property === undefined) continue;
+    const examples = num(r.examples);
+    const via = str(r.via);
+    const message = str(r.message);
+    replays.push({
+      property,
+      seed: str(r.seed) ?? String(r.seed ?? ''),
+      status: str(r.status) ?? 'unknown',
+      ...(examples !== undefined ? { examples } : {}),
+      ...(via !== undefined ? { via } : {}),
+      ...(message !== undefined ? { message } : {}),
+    });
+  }
+  const counts: SeedCount[] = [];
+  for (const c of Array.isArray(v.counts) ? v.counts : []) {
+    if (!isObject(c)) continue;
+    const property = str(c.property);
+    const counted = num(c.counted);
+    if (property === undefined || counted === undefined) continue;
+    counts.push({ property, counted, how: str(c.how) ?? '' });
+  }
+  return { name, tape: str(v.tape) ?? '', replays, counts };
+}
+
+const HIT_FILES: Record<string, HitSide> = {
+  'hit_report.base.json': 'base',
+  'hit_report.head.json': 'head',
+  'hit_report.overlay.json': 'overlay',
+};
+
+/** What the report can use of a run's artifacts; anything else (logs, unknown names) is ignored. */
+export function readArtifacts(artifacts: readonly Artifact[]): ReportInputs {
+  const out: ReportInputs = { hits: {}, seeds: [], unreadable: [] };
+  for (const a of artifacts) {
+    const side = HIT_FILES[a.name];
+    const isClaims = a.name === 'claims.json';
+    const isSeeds = /^seed_replay(\.[a-z]+)?\.json$/.test(a.name);
+    if (!side && !isClaims && !isSeeds) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(a.content);
+    } catch {
+      out.unreadable.push(a.name);
+      continue;
+    }
+    if (side) {
+      if (!Array.isArray(parsed)) {
+        out.unreadable.push(a.name);
+        continue;
+      }
+      out.hits[side] = parsed.map(hitRow).filter((r): r is HitRow => r !== undefined);
+    } else if (isClaims) {
+      const report = claimsReport(parsed);
+      if (report) out.claims = report;
+      else out.unreadable.push(a.name);
+    } else {
+      const report = seedReport(a.name, parsed);
+      if (report) out.seeds.push(report);
+      else out.unreadable.push(a.name);
+    }
+  }
+  out.seeds.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out;
+}

@@ -1,0 +1,228 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFixtureRoots, detectTests } from '../../../src/config/detect.js';
+import { tempDir } from '../../helpers/gitdir.js';
+
+/** A temp folder holding `files` (path → text). */
+function folder(files: Record<string, string>): string {
+  const dir = tempDir('pg-detect-');
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+const roots = async (files: Record<string, string>) =>
+  (await detectFixtureRoots(folder(files))).map((d) => d.value);
+
+describe('detectFixtureRoots', () => {
+  it('finds tests/test_fixtures, which the old fixed list of folders missed', async () => {
+    expect(await roots({ 'tests/test_fixtures/a.json': '{}', 'tests/test_a.py': '' })).toEqual([
+      'tests/test_fixtures',
+    ]);
+  });
+
+  it.each([
+    ['src/components/__snapshots__/button.test.ts.snap'],
+    ['golden/out.txt'],
+    ['pkg/goldens/out.txt'],
+    ['snapshots/s.json'],
+    ['spec/fixtures/a.yml'],
+    ['test/fixtures/a.json'],
+    ['tests/fixtures/a.json'],
+    ['internal/parser/testdata/x.go.txt'],
+    ['test-data/a.csv'],
+    ['deep/down/fixtures/a.json'],
+    ['tests/data/a.json'],
+  ])('finds the fixture folder of %s', async (file) => {
+    expect(await roots({ [file]: 'x' })).toEqual([path.posix.dirname(file)]);
+  });
+
+  it('never looks inside node_modules, .git, vendor, dist, build or hidden folders', async () => {
+    expect(
+      await roots({
+        'node_modules/dep/test/fixtures/a.json': 'x',
+        '.git/fixtures/a': 'x',
+        'vendor/lib/testdata/a': 'x',
+        'dist/fixtures/a.json': 'x',
+        'build/golden/a': 'x',
+        '.venv/lib/site/tests/fixtures/a': 'x',
+        'src/a.ts': 'x',
+      }),
+    ).toEqual([]);
+  });
+
+  it('leaves out a folder nested in another fixture folder, and empty folders', async () => {
+    const dir = folder({ 'fixtures/golden/a.json': 'x', 'fixtures/b.json': 'x' });
+    mkdirSync(path.join(dir, 'testdata'));
+    expect((await detectFixtureRoots(dir)).map((d) => d.value)).toEqual(['fixtures']);
+  });
+
+  it('orders the typical names first and says why each was found', async () => {
+    const found = await detectFixtureRoots(
+      folder({ 'fixtures/a': 'x', 'test/fixtures/b': 'x', 'testdata/c': 'x', 'src/__snapshots__/d': 'x' }),
+    );
+    expect(found).toEqual([
+      { value: 'testdata', reason: 'a folder named testdata' },
+      { value: 'test/fixtures', reason: 'a folder named fixtures' },
+      { value: 'fixtures', reason: 'a folder named fixtures' },
+      { value: 'src/__snapshots__', reason: 'a folder named __snapshots__' },
+    ]);
+  });
+
+  it('does not take a data folder outside a test folder for fixtures', async () => {
+    expect(await roots({ 'data/a.json': 'x', 'src/data/b.json': 'x' })).toEqual([]);
+  });
+});
+
+const pkg = (json: object) => JSON.stringify(json);
+
+describe('detectTests', () => {
+  it('takes vitest from devDependencies and npm ci from package-lock.json, saying why', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '4.0.0' } }), 'package-lock.json': '{}' }),
+    );
+    expect(d.tests).toEqual({ preset: 'vitest', setup: ['npm', 'ci'] });
+    expect(d.reasons).toEqual([
+      { key: 'tests.preset', value: 'vitest', reason: 'found vitest in devDependencies' },
+      { key: 'tests.setup', value: 'npm ci', reason: 'found package-lock.json' },
+    ]);
+  });
+
+  it('prefers the runner scripts.test runs over the ones merely installed', async () => {
+    const d = await detectTests(
+      folder({
+        'package.json': pkg({
+          scripts: { test: 'mocha --recursive' },
+          devDependencies: { jest: '1', mocha: '1', 'mocha-junit-reporter': '1' },
+        }),
+        'pnpm-lock.yaml': '',
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'mocha', setup: ['pnpm', 'install', '--frozen-lockfile'] });
+    expect(d.reasons[0]?.reason).toBe('scripts.test runs mocha ("mocha --recursive")');
+  });
+
+  it.each([
+    [{ 'yarn.lock': '' }, ['yarn', 'install', '--frozen-lockfile']],
+    [{ 'yarn.lock': '', '.yarnrc.yml': '' }, ['yarn', 'install', '--immutable']],
+    [{ 'bun.lock': '' }, ['bun', 'install', '--frozen-lockfile']],
+  ])('derives the install command from the lockfile %o', async (files, setup) => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '1' } }), ...files }),
+    );
+    expect(d.tests?.setup).toEqual(setup);
+  });
+
+  it('uses packageManager to choose between two lockfiles, and sets no setup when it cannot', async () => {
+    const files = { 'package-lock.json': '{}', 'yarn.lock': '' };
+    const chosen = await detectTests(
+      folder({
+        'package.json': pkg({ packageManager: 'npm@10.2.0', devDependencies: { vitest: '1' } }),
+        ...files,
+      }),
+    );
+    expect(chosen.tests?.setup).toEqual(['npm', 'ci']);
+    const unsure = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '1' } }), ...files }),
+    );
+    expect(unsure.tests).toEqual({ preset: 'vitest' });
+    expect(unsure.notes.join('\n')).toMatch(/lockfiles of npm and yarn .* tests\.setup is not set/);
+  });
+
+  it('writes no tests section for jest without jest-junit, and says what to install', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { jest: '29' } }), 'package-lock.json': '{}' }),
+    );
+    expect(d.tests).toBeUndefined();
+    expect(d.notes.join('\n')).toContain('npm install --save-dev jest-junit');
+  });
+
+  it('writes nothing when package.json names two runners and scripts.test does not choose', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '1', jest: '1' } }) }),
+    );
+    expect(d.tests).toBeUndefined();
+    expect(d.notes.join('\n')).toContain('more than one test runner (vitest, jest)');
+  });
+
+  it('finds pytest from [tool.pytest.ini_options] and sets PYTHONPATH for a src layout', async () => {
+    const d = await detectTests(
+      folder({
+        'pyproject.toml': '[project]\nname = "x"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+        'src/invoice/__init__.py': '',
+        'tests/test_a.py': '',
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest', env: { PYTHONPATH: 'src' } });
+    expect(d.reasons.map((r) => r.reason)).toEqual([
+      'found [tool.pytest.ini_options] in pyproject.toml',
+      'found src/invoice/__init__.py: a src layout, and no pytest pythonpath setting, so the tests import it from src',
+    ]);
+  });
+
+  it('sets no PYTHONPATH when pytest already sets pythonpath', async () => {
+    const d = await detectTests(
+      folder({ 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/invoice/__init__.py': '' }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest' });
+  });
+
+  it.each([
+    [
+      { 'setup.cfg': '[metadata]\nname = x\n[tool:pytest]\naddopts = -q\n' },
+      'found [tool:pytest] in setup.cfg',
+    ],
+    [{ 'tox.ini': '[tox]\n[pytest]\n' }, 'found [pytest] in tox.ini'],
+    [{ 'pytest.ini': '' }, 'found pytest.ini'],
+    [{ 'requirements-dev.txt': 'pytest==8.0\n' }, 'found pytest in requirements-dev.txt'],
+  ])('finds pytest from %o', async (files, reason) => {
+    const d = await detectTests(folder(files));
+    expect(d.tests?.preset).toBe('pytest');
+    expect(d.reasons[0]?.reason).toBe(reason);
+  });
+
+  it('says what to set for poetry.lock and uv.lock instead of guessing an install command', async () => {
+    for (const [lock, setup] of [
+      ['poetry.lock', '["poetry", "install", "--no-interaction"]'],
+      ['uv.lock', '["uv", "sync", "--frozen"]'],
+    ] as const) {
+      const d = await detectTests(folder({ 'pytest.ini': '[pytest]\n', [lock]: '' }));
+      expect(d.tests).toEqual({ preset: 'pytest' });
+      expect(d.notes.join('\n')).toContain(`set tests.setup to ${setup}`);
+    }
+  });
+
+  it('takes go from go.mod, maven from pom.xml, and cargo-nextest only with a JUnit profile', async () => {
+    expect((await detectTests(folder({ 'go.mod': 'module x\n' }))).tests).toEqual({ preset: 'go' });
+    expect((await detectTests(folder({ 'pom.xml': '<project/>' }))).tests).toEqual({ preset: 'maven' });
+    const bare = await detectTests(folder({ 'Cargo.toml': '[package]\n' }));
+    expect(bare.tests).toBeUndefined();
+    expect(bare.notes.join('\n')).toContain('[profile.ci.junit]');
+    const nextest = await detectTests(
+      folder({
+        'Cargo.toml': '[package]\n',
+        '.config/nextest.toml': '[profile.ci.junit]\npath = "junit.xml"\n',
+      }),
+    );
+    expect(nextest.tests).toEqual({ preset: 'cargo-nextest' });
+  });
+
+  it('writes nothing when two ecosystems both have a runner', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '1' } }), 'pytest.ini': '[pytest]\n' }),
+    );
+    expect(d.tests).toBeUndefined();
+    expect(d.notes.join('\n')).toContain(
+      'more than one test runner (vitest: found vitest in devDependencies; pytest: found [pytest] in pytest.ini)',
+    );
+  });
+
+  it('says it found no runner in a repository without a manifest', async () => {
+    const d = await detectTests(folder({ 'README.md': '' }));
+    expect(d.tests).toBeUndefined();
+    expect(d.notes.join('\n')).toContain('found no test runner');
+  });
+});
