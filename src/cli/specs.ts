@@ -20,7 +20,7 @@ export const CHECK = {
   summary: 'the gate: judge a patch against the base contracts; exit 0 accept, 1 reject',
   description: `Judges the head (default: the working tree, uncommitted and untracked files included) against the merge-base of --base and the head. The config and every contract file are read from the base; the head's copies are only compared against them.
 
-Writes scorecard.json, summary.md and the layers' reports to --out, prints a table (colour unless NO_COLOR is set or stdout is not a terminal), and appends summary.md to $GITHUB_STEP_SUMMARY when that is set. On a terminal, progress (counts and an ETA) is drawn on stderr; never off a terminal, with --json or with --quiet.
+Writes scorecard.json, summary.md, report.html (one self-contained page) and the layers' reports to --out, prints a table (colour unless NO_COLOR is set or stdout is not a terminal), and appends summary.md to $GITHUB_STEP_SUMMARY when that is set. On a terminal, progress (counts and an ETA) is drawn on stderr; never off a terminal, with --json or with --quiet.
 
 Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error (never an accept).`,
   options: {
@@ -71,9 +71,9 @@ Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error (never an
 
 export const INIT = {
   name: 'init',
-  summary: 'write patchgate.config.* and FIXTURE_LOCK.json for this repository',
+  summary: 'detect fixtures and the test runner; write the config and every contract file',
   description:
-    'Detects fixture folders, writes the config and the fixture lock (and the canonical digest of fixtures/lock.json when there is one), and turns on the layers whose contract files are already there. Refuses to overwrite existing files without --force. Commit what it writes in a human commit of its own.',
+    'Detects fixture folders (testdata, fixtures, golden, __snapshots__, tests/test_fixtures …) and the test runner (package.json, pyproject.toml, lockfiles), writes the config and the fixture lock (and the canonical digest of fixtures/lock.json when there is one), turns on the layers it can justify and writes an empty, valid contract file for each, and prints what it did, why, and the next command. Refuses to overwrite existing files without --force. Commit what it writes in a human commit of its own.',
   options: {
     format: {
       type: 'string',
@@ -87,7 +87,11 @@ export const INIT = {
       placeholder: 'DIR',
       description: 'a fixture folder (or file) to lock, repo-relative (default: the folders found by name)',
     },
-    owner: { type: 'string', placeholder: 'NAME', description: 'the owner written for every locked fixture' },
+    owner: {
+      type: 'string',
+      placeholder: 'NAME',
+      description: 'the owner written for every locked fixture, and in the --codeowners snippet',
+    },
     force: { type: 'boolean', default: false, description: 'overwrite an existing config or lock' },
     codeowners: {
       type: 'boolean',
@@ -117,6 +121,30 @@ export const LOCK = {
   },
 } as const satisfies CommandSpec;
 
+/** The owner, expiry and next step every freeze row needs, for the commands that write one. */
+function freezeRow(fixes: string) {
+  return {
+    owner: {
+      type: 'string',
+      placeholder: 'WHO',
+      required: true,
+      description: 'the person or team who owns the freeze',
+    },
+    expires: {
+      type: 'string',
+      placeholder: 'YYYY-MM-DD',
+      required: true,
+      description: 'the last day the freeze holds',
+    },
+    action: {
+      type: 'string',
+      placeholder: 'TEXT',
+      required: true,
+      description: `what will fix the ${fixes}; a freeze without a next step is a skip`,
+    },
+  } as const;
+}
+
 export const LEDGER_ADD = {
   name: 'ledger add',
   summary: 'human-only: freeze a classified flake of a property (cause-class flake ledger)',
@@ -135,24 +163,7 @@ export const LEDGER_ADD = {
       required: true,
       description: 'the cause class: CLOCK, HASH_ORDER, FLOAT_ULP or EXTERNAL_IO',
     },
-    owner: {
-      type: 'string',
-      placeholder: 'WHO',
-      required: true,
-      description: 'the person or team who owns the freeze',
-    },
-    expires: {
-      type: 'string',
-      placeholder: 'YYYY-MM-DD',
-      required: true,
-      description: 'the last day the freeze holds',
-    },
-    action: {
-      type: 'string',
-      placeholder: 'TEXT',
-      required: true,
-      description: 'what will fix the property; a freeze without a next step is a skip',
-    },
+    ...freezeRow('property'),
     file: {
       type: 'string',
       placeholder: 'PATH',
@@ -176,24 +187,7 @@ export const SIGNATURES_ADD = {
   options: {
     from: { type: 'string', placeholder: 'REPORT.xml', required: true, description: 'the JUnit XML report' },
     test: { type: 'string', placeholder: 'ID', required: true, description: 'the test id in the report' },
-    owner: {
-      type: 'string',
-      placeholder: 'WHO',
-      required: true,
-      description: 'the person or team who owns the freeze',
-    },
-    expires: {
-      type: 'string',
-      placeholder: 'YYYY-MM-DD',
-      required: true,
-      description: 'the last day the freeze holds',
-    },
-    action: {
-      type: 'string',
-      placeholder: 'TEXT',
-      required: true,
-      description: 'what will fix the failure; a freeze without a next step is a skip',
-    },
+    ...freezeRow('failure'),
     reason: {
       type: 'string',
       placeholder: 'TEXT',

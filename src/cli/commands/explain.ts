@@ -1,23 +1,10 @@
 import { isReasonCode, REASON_CODES, type ReasonCode } from '../../codes.js';
+import { editDistance } from '../../util/edit-distance.js';
 import { cutAtWord, TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { EXPLAIN } from '../specs.js';
 import { usage } from '../usage.js';
-
-/** Edit distance between two codes. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur.push(Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
-}
 
 /**
  * The codes someone typing `wanted` most likely meant: those containing it,
@@ -34,14 +21,14 @@ export function nearestCodes(wanted: string, max = 3): ReasonCode[] {
       .map((s) => s.code);
   const limit = Math.max(3, Math.floor(w.length / 3));
   const close = codes
-    .map((code) => ({ code, score: w.length >= 3 && code.includes(w) ? 0 : distance(w, code) }))
+    .map((code) => ({ code, score: w.length >= 3 && code.includes(w) ? 0 : editDistance(w, code) }))
     .filter((s) => s.score <= limit);
   if (close.length > 0) return byScore(close);
   const words = w.split('_').filter((x) => x.length >= 4);
   return byScore(
     codes
       .filter((code) => words.some((x) => code.includes(x)))
-      .map((code) => ({ code, score: distance(w, code) })),
+      .map((code) => ({ code, score: editDistance(w, code) })),
   );
 }
 

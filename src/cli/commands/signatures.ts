@@ -19,6 +19,7 @@ import { findRepoRoot } from '../../git/revisions.js';
 import { isGenericTemplate } from '../../signatures/generic.js';
 import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../../signatures/normalize.js';
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
+import { editDistance } from '../../util/edit-distance.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
@@ -60,20 +61,6 @@ function required(values: Record<string, string | boolean | undefined>, name: st
   return v;
 }
 
-/** Edit distance, for suggesting the test id the user probably meant. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur.push(Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
-}
-
 function nearMatches(wanted: string, ids: readonly string[]): string[] {
   const lower = wanted.toLowerCase();
   const tail = lower.split(/::|[./# ]/).pop() ?? lower;
@@ -81,7 +68,7 @@ function nearMatches(wanted: string, ids: readonly string[]): string[] {
     .map((id) => {
       const l = id.toLowerCase();
       const contains = l.includes(lower) || lower.includes(l) || (tail.length >= 3 && l.includes(tail));
-      return { id, score: contains ? 0 : distance(lower, l) };
+      return { id, score: contains ? 0 : editDistance(lower, l) };
     })
     .filter((s) => s.score <= Math.max(3, Math.floor(wanted.length / 4)));
   scored.sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

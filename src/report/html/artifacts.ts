@@ -1,3 +1,4 @@
+import type { HitReportRow } from '../../layers/hits/model.js';
 import type { Artifact } from '../../layers/types.js';
 
 /**
@@ -8,18 +9,9 @@ import type { Artifact } from '../../layers/types.js';
  * section and named as unreadable.
  */
 
-export interface HitRow {
-  property: string;
-  baseline: string;
-  hit_count: number;
-  hits: string[];
-  claimed: string[];
-  false_claims: string[];
-  unclaimed_hits: string[];
-  hit_operators: Record<string, string[]>;
-  fixture: string;
-  source: string;
-}
+/** A row of hit_report.*.json, as the hits layer writes it. */
+// Read back defensively: `baseline` may be any string in a file, not only the layer's own values.
+export type HitRow = Omit<HitReportRow, 'baseline'> & { baseline: string };
 
 export type HitSide = 'base' | 'head' | 'overlay';
 

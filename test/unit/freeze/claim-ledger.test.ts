@@ -299,7 +299,7 @@ describe('claim ledger: reading', () => {
       "7: entries.refund_cap.owner: unknown key 'owner'.",
       '10: runs_recorded: expected at least 0, got the number -2.',
       '11: last_run: expected the id of the last recorded run, got an empty or blank string.',
-      "12: version: unknown key 'version'; expected only 'window_runs', 'entries', 'runs_recorded', 'last_run'.",
+      "12: version: unknown key 'version'; expected only '$schema', 'window_runs', 'entries', 'runs_recorded', 'last_run'.",
     ]);
   });
 
