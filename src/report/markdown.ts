@@ -1,3 +1,4 @@
+import { isReasonCode, REASON_CODES } from '../codes.js';
 import type { Finding } from '../layers/types.js';
 import type { Scorecard } from './scorecard.js';
 
@@ -73,9 +74,13 @@ function facts(e: Record<string, unknown>): string {
   return out.join(', ');
 }
 
+/** The finding's own next step, else the waiver a human job may give, else the code's general one. */
 function nextStep(f: Finding): string {
   const next = f.evidence.next;
-  return typeof next === 'string' ? shorten(next, 200) : '';
+  if (typeof next === 'string' && next !== '') return shorten(next, 200);
+  const waiver = f.evidence.waiver;
+  if (typeof waiver === 'string' && waiver !== '') return `fix the patch, or a human job sets ${waiver}`;
+  return isReasonCode(f.code) ? shorten(REASON_CODES[f.code].next, 200) : '';
 }
 
 function findingRow(f: Finding): string {

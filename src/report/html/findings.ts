@@ -74,6 +74,10 @@ function nextStep(f: Finding, overrides: readonly Override[]): string {
     return `<p class="next"><strong>Next step:</strong> ${longText(next, 600)}${waiver ? `<br><strong>Human waiver:</strong> ${waiverText}.` : ''}</p>`;
   if (waiver)
     return `<p class="next"><strong>Next step:</strong> fix the patch, or ${waiverText}. <code>patchgate explain ${esc(f.code)}</code> says more.</p>`;
+  // The code's own next step, so the reviewer never has to leave the page for the common case.
+  const generic = isReasonCode(f.code) ? REASON_CODES[f.code].next : undefined;
+  if (generic)
+    return `<p class="next"><strong>Next step:</strong> ${esc(generic)} <code>patchgate explain ${esc(f.code)}</code> says more.</p>`;
   return `<p class="next"><strong>Next step:</strong> <code>patchgate explain ${esc(f.code)}</code> says what the code means and the human path to resolve it.</p>`;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { REASON_CODES } from '../../../src/codes.js';
 import type { Finding } from '../../../src/layers/types.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import { type Scorecard, sortFindings, verdictOf } from '../../../src/report/scorecard.js';
@@ -155,6 +156,20 @@ describe('summary.md for a pull request', () => {
     expect(md).toContain(`… and ${5000 - shown} more finding(s) (${5000 - shown} blocking) not shown`);
     // The default keeps well under GitHub's 1 MiB.
     expect(Buffer.byteLength(renderMarkdown(card(many(20000))))).toBeLessThan(1024 * 1024);
+  });
+
+  it("falls back to the waiver, then to the code's own next step, when a finding names none", () => {
+    const md = renderMarkdown(
+      card([
+        {
+          ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'testdata/a.json'),
+          evidence: { path: 'testdata/a.json', waiver: 'FIXTURE_OVERRIDE' },
+        },
+        f('ZERO_HIT', 'hits', 'reject', 'p'),
+      ]),
+    );
+    expect(md).toContain('fix the patch, or a human job sets FIXTURE_OVERRIDE');
+    expect(md).toContain(REASON_CODES.ZERO_HIT.next.slice(0, 40));
   });
 
   it('links the full report when the run says where it is', () => {
