@@ -378,6 +378,39 @@ if _path:
     });
   }, 60_000);
 
+  it('fills no cell it cannot check: fixtures layer off, no tests section, a path outside the repo; statements can reject', async () => {
+    const repo = GitDir.create({
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        claims: { statements: 'reject' },
+      }),
+      'freeze/ledger.json':
+        '{"window_runs": 20, "entries": {"f": {"status": "open", "fails_in_window": 0}}}\n',
+      'testdata/a.json': '{}\n',
+      'claims/a.yaml': `patch: "p"\nclaims:\n${[
+        claim(
+          'C1',
+          { fixture: 'testdata/a.json', property: 'tests/test_x.py::test_p', freeze: 'f' },
+          'Refunds work',
+        ),
+        claim('C2', { fixture: '../outside.json', property: 'tests/test_x.py::test_p', freeze: 'f' }),
+      ].join('')}`,
+    });
+    const r = await judge(repo);
+    expect(r.card.verdict).toBe('reject');
+    const c1 = r.of('C1');
+    expect(c1.find((f) => f.code === 'CLAIM_FIXTURE_MISSING')?.message).toContain(
+      'the fixtures layer is off',
+    );
+    expect(c1.find((f) => f.code === 'CLAIM_PROPERTY_MISSING')?.message).toContain(
+      'the config has no tests section',
+    );
+    expect(c1.find((f) => f.code === 'CLAIM_STATEMENT_WEAK')?.severity).toBe('reject');
+    expect(r.of('C2').find((f) => f.code === 'CLAIM_FIXTURE_MISSING')?.evidence).toMatchObject({
+      fixture: '../outside.json',
+    });
+  }, 60_000);
+
   it('says CLAIMS_EMPTY when the base has no matrix file, and when its files hold no claim', async () => {
     const none = GitDir.create({
       'patchgate.config.json': JSON.stringify({ fixtures: { enabled: false }, claims: {} }),

@@ -1,9 +1,10 @@
 import { reopenEntry, serializeValidated } from '../../freeze/claim-ledger.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CliIO } from '../io.js';
 import { parseCommand, renderGroupHelp } from '../options.js';
 import { FREEZE, FREEZE_REOPEN } from '../specs.js';
 import { usage } from '../usage.js';
-import { locateLedger, readWorkingLedger, resolveAt, writeFileAtomic } from './record.js';
+import { locateLedger, readWorkingLedger, resolveAt } from './record.js';
 
 export interface FreezeDeps {
   /** The clock, used only when --at is not given. */

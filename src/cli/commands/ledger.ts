@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import {
@@ -16,6 +16,7 @@ import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { assertRepoPath } from '../../util/repo-path.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { LEDGER_ADD } from '../specs.js';
@@ -160,7 +161,7 @@ async function ledgerAdd(args: string[], io: CliIO, deps: LedgerDeps): Promise<n
   // Re-read what we are about to write: the file on disk must pass the same shape check the gate applies.
   parseFlakeLedger(text, file);
   if (created) await mkdir(path.dirname(abs), { recursive: true });
-  await writeFile(abs, text);
+  await writeFileAtomic(abs, text, file);
 
   io.stdout.write(
     `${created ? 'created' : 'updated'} ${file}: added row ${next.rules.length - 1}\n${formatFlakeLedgerRow(row)}\n`,

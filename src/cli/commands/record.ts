@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
-import { PatchgateError } from '../../errors.js';
 import {
   type ClaimLedger,
   DEFAULT_CLAIM_LEDGER,
@@ -19,6 +16,7 @@ import { findRepoRoot } from '../../git/revisions.js';
 import type { TestOutcome } from '../../junit/index.js';
 import { pytestNodeId } from '../../runners/tests/presets.js';
 import { assertRepoPath } from '../../util/repo-path.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { RECORD } from '../specs.js';
@@ -101,39 +99,6 @@ export async function readWorkingLedger(io: CliIO, root: string, file: string): 
     maxBytes: DEFAULT_CONTRACT_BYTES,
     signal: io.signal,
   });
-}
-
-/**
- * Replaces `abs` with `text` in one step: written and flushed to a temp file
- * in the same folder, then renamed over it, so a reader (or a crash) sees
- * the old ledger or the new one, never half of one. The temp file is removed
- * on any failure.
- */
-export async function writeFileAtomic(abs: string, text: string, label: string): Promise<void> {
-  const temp = path.join(
-    path.dirname(abs),
-    `.${path.basename(abs)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
-  );
-  try {
-    const handle = await open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, abs);
-  } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new PatchgateError(
-      'OUTPUT_WRITE_FAILED',
-      'internal',
-      `could not write ${label}: ${reason}; the file was left as it was`,
-      { file: label },
-      { cause: err },
-    );
-  }
 }
 
 /** Outcomes by every id they answer to. */

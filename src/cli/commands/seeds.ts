@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readContractTextIfExists } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
@@ -13,6 +13,7 @@ import {
   rawTapeValue,
   seedRequestFromFlags,
 } from '../../layers/seeds/tape-edit.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
@@ -87,7 +88,7 @@ async function seedsAdd(args: string[], io: CliIO): Promise<number> {
   }
   const { text } = formatTape(result.value, file);
   if (before === undefined) await mkdir(path.dirname(abs), { recursive: true });
-  await writeFile(abs, text);
+  await writeFileAtomic(abs, text, file);
 
   io.stdout.write(`${before === undefined ? 'created' : 'updated'} ${file}: ${result.message}\n`);
   if (!config.seeds)

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { isExpired, isoDate, resolveToday } from '../../freeze/model.js';
@@ -21,6 +21,7 @@ import { isSignatureScheme, SIGNATURE_SCHEMES, type SignatureScheme } from '../.
 import { type FailureSignature, failureSignature, skipKind } from '../../signatures/signature.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { assertRepoPath } from '../../util/repo-path.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { SIGNATURES_ADD } from '../specs.js';
@@ -239,7 +240,7 @@ async function signaturesAdd(args: string[], io: CliIO, deps: SignaturesDeps): P
   // Re-read what we are about to write: the file on disk must pass the same checks the gate applies.
   parseSignatureFreeze(text, file);
   if (created) await mkdir(path.dirname(abs), { recursive: true });
-  await writeFile(abs, text);
+  await writeFileAtomic(abs, text, file);
 
   io.stdout.write(
     `${created ? 'created' : 'updated'} ${file}: added row ${freeze.rows.length}\n${formatSignatureRow(row)}\n`,

@@ -63,3 +63,23 @@ export function duration(ms: number): string {
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
+
+/**
+ * A wide table in a scroll region a keyboard can reach and a screen reader
+ * names (by the heading `labelledBy`); `table` is the table's attributes.
+ */
+export function scrollingTable(
+  labelledBy: string,
+  table: string,
+  head: string,
+  rows: readonly string[],
+): string {
+  return `<div class="scroll" role="region" tabindex="0" aria-labelledby="${labelledBy}">
+<table ${table}>
+<thead>${head}</thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</div>`;
+}

@@ -1,6 +1,6 @@
 import type { Finding, FrozenItem } from '../../layers/types.js';
 import type { ClaimsReport } from './artifacts.js';
-import { esc, longText } from './escape.js';
+import { esc, longText, scrollingTable } from './escape.js';
 
 /**
  * Every freeze that mattered in this run, in one table: the scorecard's
@@ -149,13 +149,6 @@ export function freezesSection(
   return `<section id="freezes" aria-labelledby="freezes-h">
 <h2 id="freezes-h">Freezes</h2>
 <p>Human-owned freezes that covered something in this run: what they cover is listed, never counted as a hit or a pass. Expired and near-expiry (within ${NEAR_EXPIRY_DAYS} days of ${esc(today)}) rows are highlighted.</p>
-<div class="scroll" role="region" tabindex="0" aria-labelledby="freezes-h">
-<table class="freezes">
-<thead><tr><th scope="col">kind</th><th scope="col">covered in this run</th><th scope="col">cause or signature</th><th scope="col">owner</th><th scope="col">expires</th><th scope="col">state</th><th scope="col">action</th><th scope="col">row</th></tr></thead>
-<tbody>
-${body.join('\n')}
-</tbody>
-</table>
-</div>
+${scrollingTable('freezes-h', 'class="freezes"', '<tr><th scope="col">kind</th><th scope="col">covered in this run</th><th scope="col">cause or signature</th><th scope="col">owner</th><th scope="col">expires</th><th scope="col">state</th><th scope="col">action</th><th scope="col">row</th></tr>', body)}
 </section>`;
 }

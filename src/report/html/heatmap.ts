@@ -1,5 +1,5 @@
 import type { HitRow, HitSide } from './artifacts.js';
-import { attrs, esc, plural } from './escape.js';
+import { attrs, esc, plural, scrollingTable } from './escape.js';
 
 /**
  * The hit matrix as a heatmap: one table per revision scored (base, head,
@@ -190,14 +190,7 @@ function sideTable(
   return `<section class="side side-${side}" aria-labelledby="heat-${side}-h">
 <h3 id="heat-${side}-h">${esc(SIDE_TITLE[side])}</h3>
 <p class="note">${esc(summary.join(', '))}</p>
-<div class="scroll" role="region" tabindex="0" aria-labelledby="heat-${side}-h">
-<table class="heatmap" data-side="${side}">
-<thead>${groupRow}${pathRow}</thead>
-<tbody>
-${body.join('\n')}
-</tbody>
-</table>
-</div>
+${scrollingTable(`heat-${side}-h`, `class="heatmap" data-side="${side}"`, `${groupRow}${pathRow}`, body)}
 </section>`;
 }
 

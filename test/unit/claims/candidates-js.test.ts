@@ -1,27 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Hunk, parseUnifiedDiff } from '../../../src/git/hunks.js';
 import { jsCandidates } from '../../../src/layers/claims/suggest/candidates-js.js';
 import { loadTypescript } from '../../../src/util/typescript.js';
-import { tempDir } from '../../helpers/gitdir.js';
+import { hunksOf, lines } from '../../helpers/diff.js';
 
 const ts = await loadTypescript();
-
-/** The -U0 hunks between two inline texts, from git itself, named `file`. */
-function hunksOf(file: string, base: string, head: string): Hunk[] {
-  const dir = tempDir('pg-cand-');
-  writeFileSync(path.join(dir, 'base'), base);
-  writeFileSync(path.join(dir, 'head'), head);
-  const r = spawnSync('git', ['diff', '--no-index', '-U0', '--no-color', 'base', 'head'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  return parseUnifiedDiff(r.stdout).hunks.map((h) => ({ ...h, file }));
-}
-
-const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
 function candidates(file: string, base: string | undefined, head: string) {
   return jsCandidates(ts, file, hunksOf(file, base ?? '', head), head, base).candidates;

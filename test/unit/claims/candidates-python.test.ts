@@ -1,14 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Hunk, parseUnifiedDiff } from '../../../src/git/hunks.js';
+import type { Hunk } from '../../../src/git/hunks.js';
 import { suggestClaims } from '../../../src/layers/claims/suggest/candidates.js';
 import {
   type PythonFacts,
   pythonCandidatesFor,
   sandboxedPythonCandidates,
 } from '../../../src/layers/claims/suggest/candidates-python.js';
+import { hunksOf, lines } from '../../helpers/diff.js';
 import { tempDir } from '../../helpers/gitdir.js';
 import { testSandbox } from '../../helpers/sandbox.js';
 
@@ -22,20 +22,6 @@ function adapter() {
     python: sandboxedPythonCandidates({ sandbox, logDir, env: process.env, python: 'python3' }),
   };
 }
-
-/** The -U0 hunks between two inline texts, from git itself, named `file`. */
-function hunksOf(file: string, base: string, head: string): Hunk[] {
-  const dir = tempDir('pg-cand-');
-  writeFileSync(path.join(dir, 'base'), base);
-  writeFileSync(path.join(dir, 'head'), head);
-  const r = spawnSync('git', ['diff', '--no-index', '-U0', '--no-color', 'base', 'head'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  return parseUnifiedDiff(r.stdout).hunks.map((h) => ({ ...h, file }));
-}
-
-const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
 const BASE = lines(
   'class InvoiceError(Exception):', // 1

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { claimsCommand } from '../../../src/cli/commands/claims.js';
 import { memoryIO } from '../../helpers/cli-io.js';
+import { lines } from '../../helpers/diff.js';
 import { GitDir } from '../../helpers/gitdir.js';
-
-const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
 const BASE = {
   'patchgate.config.json': `${JSON.stringify({ tests: { preset: 'vitest' } })}\n`,

@@ -7,8 +7,7 @@ import {
   symbolSpans,
   uncoveredHunks,
 } from '../../../src/layers/claims/suggest/symbols.js';
-
-const lines = (...l: string[]) => `${l.join('\n')}\n`;
+import { lines } from '../../helpers/diff.js';
 
 describe('symbolSpans (TypeScript/JavaScript)', () => {
   it('names classes, methods, bound arrow functions, nested functions and object-literal methods', async () => {

@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../../src/cli/atomic-write.js';
 import { freezeCommand } from '../../../src/cli/commands/freeze.js';
-import { type RecordDeps, recordCommand, writeFileAtomic } from '../../../src/cli/commands/record.js';
+import { type RecordDeps, recordCommand } from '../../../src/cli/commands/record.js';
 import { exitCodeForError } from '../../../src/cli/exit-codes.js';
 import type { CliIO } from '../../../src/cli/io.js';
 import { usage } from '../../../src/cli/usage.js';

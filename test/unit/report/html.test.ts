@@ -143,17 +143,19 @@ describe('renderHtml: text the patch wrote is inert', () => {
 });
 
 describe('renderHtml: one self-contained file', () => {
-  const html = renderHtml(
-    card([
-      finding({
-        code: 'FIXTURE_CHANGED',
-        layer: 'fixtures',
-        message: 'see https://example.com/evil.js and http://cdn.example.com/x.css',
-        evidence: { path: 'testdata/a.json', url: 'https://example.com/evil.js' },
-      }),
-    ]),
-    hitArtifacts([row({ hits: ['a'], hit_count: 1 })], [row({ hits: ['a'], hit_count: 1 })]),
-  );
+  const render = () =>
+    renderHtml(
+      card([
+        finding({
+          code: 'FIXTURE_CHANGED',
+          layer: 'fixtures',
+          message: 'see https://example.com/evil.js and http://cdn.example.com/x.css',
+          evidence: { path: 'testdata/a.json', url: 'https://example.com/evil.js' },
+        }),
+      ]),
+      hitArtifacts([row({ hits: ['a'], hit_count: 1 })], [row({ hits: ['a'], hit_count: 1 })]),
+    );
+  const html = render();
 
   it('references no network resource (src, href, action, url(), @import)', () => {
     expect(html).not.toMatch(/\b(?:src|href|action|srcset|poster|data)\s*=\s*["']?\s*(?:https?:)?\/\//i);
@@ -166,17 +168,7 @@ describe('renderHtml: one self-contained file', () => {
   });
 
   it('is the same bytes for the same inputs', () => {
-    const again = renderHtml(
-      card([
-        finding({
-          code: 'FIXTURE_CHANGED',
-          layer: 'fixtures',
-          message: 'see https://example.com/evil.js and http://cdn.example.com/x.css',
-          evidence: { path: 'testdata/a.json', url: 'https://example.com/evil.js' },
-        }),
-      ]),
-      hitArtifacts([row({ hits: ['a'], hit_count: 1 })], [row({ hits: ['a'], hit_count: 1 })]),
-    );
+    const again = render();
     expect(again).toBe(html);
   });
 });
