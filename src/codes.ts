@@ -290,11 +290,17 @@ export const REASON_CODES = {
     why: 'Outside CI a warning; under CI=true an error verdict and no head code runs, since untrusted code would run unconfined.',
     next: '`sudo apt-get install -y bubblewrap`; on Ubuntu 24.04 also `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`. Or set sandbox.allowUnsandboxed: true in the base config to accept plain processes.',
   },
+  SANDBOX_NETWORK_UNAVAILABLE: {
+    meaning:
+      'The base config gives head code network (tests.setupNetwork, tests.network, seeds.network or hits.network), but the sandbox cannot: slirp4netns, which gives a sandbox user-mode networking in its own network namespace, is missing or failed.',
+    why: "Head code never gets the host's network namespace (its loopback, its abstract unix sockets). Outside CI it ran with no network (a warning); under CI=true it is an error verdict and no head code runs.",
+    next: '`sudo apt-get install -y slirp4netns` (and have it on PATH); or, if the install or the tests need no network, set that key to false in the base config in a human commit.',
+  },
   RESOURCE_LIMIT: {
     meaning:
-      'A head process hit a cap of the sandbox (memory, file size, process count or wall time) and was stopped.',
-    why: 'A run that was stopped is never a pass; the finding names the cap and what was observed.',
-    next: 'Fix what used the resource; if the cap is too low for the suite, raise sandbox.limits in a human commit.',
+      'A head process (a test run, the setup command, a property, a seed replay) hit a cap of the sandbox and was stopped: memory (resident, or with what its /tmp and other memory-backed folders hold: limit "tmpfs"), the bytes its writable folders grew by ("disk"), the size of one file, the process count or wall time.',
+    why: 'A run that was stopped is never a pass; the finding names the cap, what was observed, where, and the setting.',
+    next: 'Fix what used the resource (the finding names the folder or mount that grew); if the cap is too low for the suite, raise the sandbox.limits key it names (memoryMb, diskMb, fileMb) in a human commit.',
   },
   CONTRACT_WRITTEN: {
     meaning:

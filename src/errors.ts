@@ -35,7 +35,8 @@ export type ErrorCode =
   | 'TESTS_NO_REPORT'
   | 'TESTS_TIMEOUT'
   | 'TESTS_RUN_FAILED'
-  | 'RESOURCE_LIMIT';
+  | 'RESOURCE_LIMIT'
+  | 'SANDBOX_NETWORK_UNAVAILABLE';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;

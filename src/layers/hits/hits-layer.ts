@@ -72,6 +72,7 @@ export const hitsLayer: Layer = {
         env: childEnv,
         sandbox: ctx.sandbox,
         root,
+        ...(hits.network ? { network: true } : {}),
         signal: ctx.signal,
       });
     const lockedSet = new Set(locked.keys());

@@ -21,8 +21,10 @@ export type TestRunErrorCode =
   | 'TESTS_NO_REPORT'
   /** A test run ran no test: a usage error, a collection error, an empty suite. */
   | 'TESTS_RUN_FAILED'
-  /** A test run hit a cap of the sandbox (memory, file size) and was stopped. */
-  | 'RESOURCE_LIMIT';
+  /** A run (the setup command's included) hit a cap of the sandbox (memory, tmpfs, disk, file size) and was stopped. */
+  | 'RESOURCE_LIMIT'
+  /** A command given network could not have it: the sandbox's user-mode networking failed; nothing ran. */
+  | 'SANDBOX_NETWORK_UNAVAILABLE';
 
 export class TestRunError extends Error {
   readonly code: TestRunErrorCode;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import { breachEvidence, type Sandbox } from '../../sandbox/sandbox.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { shippedPythonFile } from '../harness/python-adapter.js';
 import { TestRunError } from './errors.js';
@@ -218,7 +218,7 @@ export class TestSession {
       throw new TestRunError(
         'RESOURCE_LIMIT',
         `the test command (${label}) ${run.breach.message}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
-        { label, limit: run.breach.limit, cap: run.breach.cap, observed: run.breach.observed, output },
+        { label, ...breachEvidence(run.breach), output },
       );
     }
     if (run.timedOut) {
