@@ -497,7 +497,7 @@ export class Sandbox {
         unwatch.push(
           watchDisk({
             folders,
-            baseline: (f) => this.baselines.get(f)?.usage ?? { bytes: 0, byEntry: new Map() },
+            baseline: (f) => this.baselines.get(f)?.usage ?? { bytes: 0, takenAt: 0, byEntry: new Map() },
             capBytes: limits.diskBytes,
             onBreach: (use) => stop(diskBreach(use, limits.diskBytes)),
           }),

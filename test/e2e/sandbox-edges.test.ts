@@ -6,7 +6,8 @@
  * whose own TMPDIR head code cannot see. Each asserts the verdict, the reason
  * code and its evidence, and that the machine is left clean.
  */
-import { chownSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chownSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
@@ -144,6 +145,7 @@ describe(
     it('the same when the gate is not root: head code in its user namespace, the network namespace held for it', async () => {
       const accepted0 = l.accepted();
       const nobody: RunAs = { uid: 65534, gid: 65534 };
+      expect(statSync(os.tmpdir()).mode & 0o001, `${os.tmpdir()} must be traversable by other users`).toBe(1);
       const repo = testsRepo({ setup: ['node', 'probe.mjs'] }, { 'probe.mjs': probeScript(l, 1) });
       chownTree(repo.dir, nobody);
       const home = tempDir('pg-edges-home-');
