@@ -247,7 +247,7 @@ export class Sandbox {
   private grantSync(dir: string): void {
     this.chown(dir);
     const st = statSync(dir, { throwIfNoEntry: false });
-    const known = this.baselines.get(dir);
+    const known = this.baselines.get(path.resolve(dir));
     // A folder removed and made again under the same name (a second run's io folder) starts over.
     if (known === undefined || st === undefined || known.ino !== st.ino || known.born !== st.birthtimeMs)
       this.remember(dir, measureFolderSync(dir));
@@ -255,7 +255,8 @@ export class Sandbox {
 
   private remember(dir: string, usage: FolderUsage): void {
     const st = statSync(dir, { throwIfNoEntry: false });
-    this.baselines.set(dir, { usage, ino: st?.ino ?? 0, born: st?.birthtimeMs ?? 0 });
+    // Keyed as the disk watcher names folders (resolved), whatever form the caller gave.
+    this.baselines.set(path.resolve(dir), { usage, ino: st?.ino ?? 0, born: st?.birthtimeMs ?? 0 });
   }
 
   private chown(dir: string): void {

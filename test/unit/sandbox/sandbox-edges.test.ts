@@ -4,9 +4,10 @@
  * its temp folder, and its network when user-mode networking is missing or
  * broken. The CLI-level attacks are in test/e2e/sandbox-edges.test.ts.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommandCheck } from '../../../src/runners/command/command-check.js';
 import { runLogged } from '../../../src/runners/tests/run-tests.js';
 import { sandboxResolvConf } from '../../../src/sandbox/network.js';
 import { type HeadProcess, type LimitBreach, Sandbox } from '../../../src/sandbox/sandbox.js';
@@ -119,6 +120,27 @@ describe('memory-backed folders count against the memory cap', () => {
       'mkdir -p /tmp/own && exec unshare -Urm sh -c "mount -t tmpfs -o size=400m none /tmp/own && head -c 200000000 /dev/zero > /tmp/own/fill; sleep 30"',
     );
     expect(r.breach).toMatchObject({ limit: 'tmpfs', mount: '/tmp/own' });
+  });
+});
+
+describe('a stopped check is no answer', () => {
+  it('a per-mutant command stopped for a cap is an error carrying the cap, never a failing check (a killed mutant)', async () => {
+    const cwd = tempDir('pg-edges-');
+    const tmpDir = tempDir('pg-edges-fixtures-');
+    chmodSync(tmpDir, 0o755);
+    const run = runCommandCheck({
+      command: ['/bin/sh', '-c', 'head -c 200000000 /dev/zero > /tmp/fill; sleep 10; exit 1'],
+      cwd,
+      sandbox: sandboxWith({ limits: { memoryBytes: 96 * MiB } }),
+      env: { PATH: '/usr/bin:/bin' },
+      timeoutMs: 20_000,
+      fixture: { total_cents: 1 },
+      tmpDir,
+    });
+    await expect(run).rejects.toMatchObject({
+      code: 'HARNESS_CRASHED',
+      details: { limit: { limit: 'tmpfs', mount: '/tmp', cap: 96 * MiB } },
+    });
   });
 });
 
