@@ -296,6 +296,30 @@ export const REASON_CODES = {
     why: 'A run that was stopped is never a pass; the finding names the cap and what was observed.',
     next: 'Fix what used the resource; if the cap is too low for the suite, raise sandbox.limits in a human commit.',
   },
+  INSTRUMENT_SHADOWED: {
+    meaning:
+      "Inside a test process, something of the checkout stood in for one of the gate's instruments or the toolchain they rely on: a module of the checkout named like a gate plugin, pytest, Hypothesis or a standard-library module was loaded in its place, a gate plugin was loaded from elsewhere or with other bytes, or code ran before the gate's loader.",
+    why: "The run's results come from code the patch controls, not from the runner: they cannot count. The gate loads its instruments first, from its own folder, and checks each plugin's file and SHA-256; a mismatch is the patch's doing.",
+    next: 'Rename or remove the module the finding names (production code must not take the name of pytest, Hypothesis, a standard-library module or a patchgate_* module), then rerun.',
+  },
+  HEAD_RUN_BROKEN: {
+    meaning:
+      "A run of the head's code broke (no JUnit report, no test ran, a timeout, a failed setup, a crashed property host) while the base's run of the same command works.",
+    why: "What the head broke is the patch's doing: a rejection with the runner's own words, never an undecided run. (When the base cannot run either, the verdict is error instead.)",
+    next: "Read the runner's output in the finding (an import error in a conftest.py, a syntax error, a test that hangs) and fix the code; the logs of both runs are in the out folder's tests/ folder.",
+  },
+  BASE_RUN_BROKEN: {
+    meaning:
+      'A run on the base revision broke (its property host crashed): what the head is compared with does not exist for that check.',
+    why: 'With the head broken the same way the gate cannot decide (an error, never an accept); with the head working, a warning that the comparison was not made.',
+    next: "Fix the base's check in a human commit (the finding names the property and the crash), then rerun.",
+  },
+  FREEZE_COVERS_NEW_FAILURE: {
+    meaning:
+      "A failure or skip of the head's tests matches a human freeze row, but it is not one that was already there: the base does not show it for that test (nor for a test the patch renamed), and reruns on the head show it every time.",
+    why: 'A freeze excuses only what was already failing, or a flake. A failure the patch produces every time is new, whatever its wording: a row frozen for another test cannot waive it.',
+    next: "Fix the code so the test passes again. If the failure really is the one the row describes, a human checks the base's run of that test; the finding names the row it tried to match.",
+  },
   CONTRACT_WRITTEN: {
     meaning:
       'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output).',

@@ -35,7 +35,9 @@ export type ErrorCode =
   | 'TESTS_NO_REPORT'
   | 'TESTS_TIMEOUT'
   | 'TESTS_RUN_FAILED'
-  | 'RESOURCE_LIMIT';
+  | 'RESOURCE_LIMIT'
+  | 'INSTRUMENT_SHADOWED'
+  | 'HEAD_RUN_BROKEN';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;

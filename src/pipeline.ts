@@ -124,6 +124,13 @@ export interface RunGateOptions {
 
 const systemClock: Clock = { now: () => performance.now() };
 
+/**
+ * Errors that are the patch's doing when head code produced them: a cap it
+ * hit, an instrument it replaced, a run it broke that works on the base. On
+ * the base's own run they mean the base could not run: an error.
+ */
+const HEAD_BLAME: ReadonlySet<string> = new Set(['RESOURCE_LIMIT', 'INSTRUMENT_SHADOWED', 'HEAD_RUN_BROKEN']);
+
 function errorFinding(layer: string, err: unknown): Finding {
   const e = asPatchgateError(err);
   // An error whose code is a reason code of its own (a test run that timed out, an unreadable report)
@@ -132,8 +139,7 @@ function errorFinding(layer: string, err: unknown): Finding {
   return {
     code,
     layer,
-    // A cap head code hit is the patch's doing: a rejection with the cap as evidence, not an undecided run.
-    severity: code === 'RESOURCE_LIMIT' ? 'reject' : 'error',
+    severity: HEAD_BLAME.has(code) && e.details.side !== 'base' ? 'reject' : 'error',
     message: e.message,
     evidence: { error: e.code, kind: e.kind, ...e.details },
   };
@@ -303,6 +309,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           signal,
           // The claims layer tells property tests from example tests by what pytest generated.
           census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
+          isTestPath: testSideFor(config).isTestPath,
           ...(progress
             ? { onRuns: (done: number, total: number) => progress('test runs', done, total) }
             : {}),

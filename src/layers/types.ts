@@ -103,6 +103,12 @@ export interface FrozenItem {
   cause?: string;
   /** What the freeze matched when that is not `covers` itself, e.g. a signature template. */
   matched?: string;
+  /**
+   * For a signature row: what showed the failure was already there, since a
+   * row's wording alone excuses nothing (`pre-existing` on the base,
+   * `renamed from <base test>`, `intermittent` on reruns).
+   */
+  excused?: string;
   owner: string;
   expires: string;
   action: string;

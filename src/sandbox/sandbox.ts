@@ -147,6 +147,7 @@ function chownTree(dir: string, uid: number, gid: number): void {
 
 export class Sandbox {
   private readonly prepared = new Set<string>();
+  private readonly sealed = new Set<string>();
 
   constructor(
     readonly isolation: Isolation,
@@ -177,6 +178,21 @@ export class Sandbox {
       return;
     this.prepared.add(dir);
     chownTree(dir, this.isolation.uid, this.isolation.gid);
+  }
+
+  /**
+   * Makes `dir` (an installed dependency folder, by its real path) read-only
+   * to every head process from now on, even inside a checkout it may write: a
+   * head test cannot plant a runner or a plugin in it for a later run (the
+   * base's rerun, the overlay's) to pick up. Enforced under bubblewrap only.
+   */
+  seal(dir: string): void {
+    this.sealed.add(path.resolve(dir));
+  }
+
+  /** The sealed folders, for the pytest guard (their distributions may declare plugins). */
+  get sealedDirs(): readonly string[] {
+    return [...this.sealed].sort();
   }
 
   spawn(spec: SandboxSpec): HeadProcess {
@@ -323,15 +339,21 @@ export class Sandbox {
         a.push('--perms', '0755', '--dir', cur);
       }
     };
+    const inView = (p: string) =>
+      [...readable, ...spec.writable].some((v) => p === v || p.startsWith(`${v}/`));
     const mounts = [
       ...readable.map((p) => ({ p, rw: false })),
       ...spec.writable.map((p) => ({ p, rw: true })),
+      // Mounted after (inside) the writable checkout that holds them, so they stay read-only there.
+      ...[...this.sealed].filter(inView).map((p) => ({ p, rw: false })),
     ].filter((m) => existsSync(m.p));
     // Parents first, so a writable checkout inside a read-only folder stays writable.
     mounts.sort((x, y) => x.p.length - y.p.length);
     for (const m of mounts) {
       ensureParents(m.p);
       a.push(m.rw ? '--bind' : '--ro-bind', m.p, m.p);
+      // A sealed folder inside this mount has it as a parent: it exists already and must not be made again.
+      made.add(m.p);
       // Test runners write caches into the dependencies they run from (vite bundles its config into
       // node_modules/.vite-temp). A borrowed node_modules stays read-only; those caches get a private tmpfs.
       if (!m.rw && path.basename(m.p) === 'node_modules') {

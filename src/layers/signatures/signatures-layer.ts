@@ -1,5 +1,6 @@
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
+import type { SignatureFreezeRow } from '../../freeze/signature-freeze.js';
 import {
   bindingProblem,
   deletedRows,
@@ -9,7 +10,9 @@ import {
   rowsMatching,
 } from '../../freeze/signature-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
+import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 
@@ -83,6 +86,8 @@ export const signaturesLayer: Layer = {
 
     const run = await ctx.tests.headRun(0);
     const frozen: FrozenItem[] = [];
+    // Rows matched by wording: each waives its failure only once the base or a rerun shows it was there.
+    const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string }[] = [];
     const check = (
       t: TestOutcome,
       kind: string,
@@ -92,8 +97,7 @@ export const signaturesLayer: Layer = {
       const sig = failureSignature(kind, message, cfg.scheme);
       const row = matchFailure(freeze, kind, message, ctx.today, t.id);
       if (row) {
-        // A waived failure is still shown: an accept must say what it did not count.
-        frozen.push(waivedBySignature(LAYER, t.id, row, cfg.freeze, `${kind}|…`));
+        matched.push({ candidate: { test: t, kind, message, skip: code === 'UNFROZEN_SKIP' }, row, code });
         return;
       }
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);
@@ -125,6 +129,53 @@ export const signaturesLayer: Layer = {
         for (const r of t.retries ?? []) check(t, r.kind, r.message, 'UNKNOWN_FAILURE_SIGNATURE');
       else if (t.status === 'skipped' || t.status === 'xfailed') {
         check(t, skipKind(t.skipped, t.status), t.skipped?.message ?? '', 'UNFROZEN_SKIP');
+      }
+    }
+    if (matched.length > 0) {
+      const side = testSideFor(ctx.config);
+      const found = await excuses({
+        tests: ctx.tests,
+        scheme: cfg.scheme,
+        candidates: matched.map((m) => m.candidate),
+        rerunOn: 'head',
+        goneTestFiles: ctx.changes
+          .filter((c) => c.kind === 'deleted' || c.kind === 'renamed')
+          .map((c) => (c.kind === 'renamed' ? (c.from ?? c.path) : c.path))
+          .filter((p) => side.isTestPath(p)),
+        runIds: new Set(run.tests.map((t) => t.id)),
+      });
+      for (const [i, { candidate, row }] of matched.entries()) {
+        const excuse = found[i]!;
+        const t = candidate.test;
+        if (excuse.how !== 'none') {
+          // A waived failure is still shown: an accept must say what it did not count.
+          frozen.push({
+            ...waivedBySignature(LAYER, t.id, row, cfg.freeze, `${candidate.kind}|…`),
+            excused: excuse.how === 'renamed' ? `renamed from ${excuse.baseTest}` : excuse.how,
+          });
+          continue;
+        }
+        const sig = failureSignature(candidate.kind, candidate.message, cfg.scheme);
+        findings.push(
+          f(
+            'FREEZE_COVERS_NEW_FAILURE',
+            `test ${t.id} ${candidate.skip ? `was ${candidate.kind}` : 'failed'} with a signature that row ${row.index} of ${cfg.freeze} freezes, but it was not already there: ${excuse.why}; a freeze excuses only what was already failing: ${sig.template}`,
+            {
+              test: t.id,
+              kind: candidate.kind,
+              template: sig.template,
+              sha256: sig.sha256,
+              message: candidate.message,
+              file: t.file,
+              freeze: cfg.freeze,
+              row: row.index,
+              ...(row.line !== undefined ? { line: row.line } : {}),
+              rowTest: row.example_test ?? row.test,
+              why: excuse.why,
+              next: `fix the code so ${t.id} passes again; row ${row.index} was frozen for a failure the base already had, not for this one`,
+            },
+          ),
+        );
       }
     }
     return { findings, frozen };

@@ -22,7 +22,11 @@ export type TestRunErrorCode =
   /** A test run ran no test: a usage error, a collection error, an empty suite. */
   | 'TESTS_RUN_FAILED'
   /** A test run hit a cap of the sandbox (memory, file size) and was stopped. */
-  | 'RESOURCE_LIMIT';
+  | 'RESOURCE_LIMIT'
+  /** Something of the checkout replaced, bypassed or ran before the gate's instruments in the test process. */
+  | 'INSTRUMENT_SHADOWED'
+  /** A run of head code broke (no report, no test, a timeout, a failed setup) where the base's same run works. */
+  | 'HEAD_RUN_BROKEN';
 
 export class TestRunError extends Error {
   readonly code: TestRunErrorCode;

@@ -48,7 +48,17 @@ export interface TestPreset {
   testFile?(id: TestIdParts): string | undefined;
   /** The arguments that take the place of `{tests}` to run every test of these files, when the runner can. */
   fileArgs?(files: string[]): string[];
+  /**
+   * The arguments that take the place of `{tests}` to list every test without
+   * running one (the base's inventory): pytest's `--collect-only` (the guard
+   * plugin records what was collected), or a name filter that matches nothing
+   * for runners that report what they left out as skipped.
+   */
+  collectArgs?: readonly string[];
 }
+
+/** A regular expression no test name matches (an empty lookahead never succeeds). */
+const MATCHES_NOTHING = '(?!)';
 
 export interface TestCommandConfig {
   /** A preset name; with `command` too, the command replaces the preset's but keeps its env, subset syntax and report location. */
@@ -184,6 +194,7 @@ const presets: TestPreset[] = [
     testFile: (id) => id.file ?? (id.classname !== '' ? id.classname : undefined),
     // Positional filters match a file's path; an exact relative path selects that file.
     fileArgs: (files) => unique(files),
+    collectArgs: ['-t', MATCHES_NOTHING],
   },
   {
     name: 'jest',
@@ -191,6 +202,7 @@ const presets: TestPreset[] = [
     // jest-junit's default name is `{classname} {title}`: describe blocks and title joined by spaces, which is what `-t` matches.
     env: { JEST_JUNIT_OUTPUT_FILE: '{junit}', JEST_JUNIT_ADD_FILE_ATTRIBUTE: 'true' },
     subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => escapeRegExp(id.name.trim())))],
+    collectArgs: ['-t', MATCHES_NOTHING],
   },
   {
     name: 'mocha',
@@ -229,6 +241,7 @@ const presets: TestPreset[] = [
       return nodeid.includes('::') ? nodeid.slice(0, nodeid.indexOf('::')) : undefined;
     },
     fileArgs: (files) => unique(files),
+    collectArgs: ['--collect-only', '-q'],
   },
   {
     name: 'go',
@@ -309,7 +322,7 @@ export function checkJunitGlob(glob: string): void {
  */
 export function resolveTestCommand(
   config: TestCommandConfig,
-  opts: { junitPath: string; tests?: TestIdParts[]; files?: string[] },
+  opts: { junitPath: string; tests?: TestIdParts[]; files?: string[]; collect?: boolean },
 ): ResolvedTestCommand {
   const presetName = config.preset ?? 'generic';
   const preset = TEST_PRESETS.get(presetName);
@@ -368,6 +381,13 @@ export function resolveTestCommand(
   if (junitFrom !== undefined) checkJunitGlob(junitFrom);
 
   const hasTests = template.includes(TESTS_PLACEHOLDER);
+  if (opts.collect && (preset.collectArgs === undefined || !hasTests)) {
+    throw new TestRunError(
+      'SUBSET_UNSUPPORTED',
+      `the test command \`${formatCommand(template)}\` cannot list its tests without running them`,
+      { command: template },
+    );
+  }
   if ((opts.tests !== undefined || opts.files !== undefined) && !hasTests) {
     throw new TestRunError(
       'SUBSET_UNSUPPORTED',
@@ -381,11 +401,13 @@ export function resolveTestCommand(
     );
   }
   const subset =
-    opts.files !== undefined && preset.fileArgs
-      ? preset.fileArgs(opts.files)
-      : opts.tests === undefined
-        ? []
-        : preset.subsetArgs(opts.tests);
+    opts.collect && preset.collectArgs
+      ? [...preset.collectArgs]
+      : opts.files !== undefined && preset.fileArgs
+        ? preset.fileArgs(opts.files)
+        : opts.tests === undefined
+          ? []
+          : preset.subsetArgs(opts.tests);
   const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? subset : [fill(arg)]));
   return junitFrom === undefined ? { argv, env } : { argv, env, junitFrom };
 }

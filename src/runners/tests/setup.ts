@@ -8,7 +8,12 @@
  * lockfile, one side only, a difference of one byte) installs: a base that
  * borrowed the head's dependencies would test the base against the patch's
  * dependency changes, and the stability probe would blame or clear the wrong
- * revision. Prepare the head first, then the base with `reuseFrom` the head.
+ * revision.
+ *
+ * Who lends to whom is the caller's (TestSession's) business: the base and
+ * the overlay never borrow a folder a head process could have written, and a
+ * folder is sealed (read-only to every later head process) once its setup is
+ * done.
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -147,6 +152,47 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
 
 type ReusePlan = { link: string[]; root: string } | { reason: string };
 
+/**
+ * Whether two checkouts have the same dependencies by their lockfiles: every
+ * lockfile either has exists in both with identical bytes, and at least one
+ * exists. The reason when not, for the log.
+ */
+export async function sameLockfiles(
+  a: string,
+  b: string,
+  lockfiles: readonly string[],
+): Promise<{ same: true } | { same: false; reason: string }> {
+  let compared = 0;
+  for (const lf of lockfiles) {
+    checkRelative('lockfiles', lf);
+    const theirs = await readIfExists(path.join(a, lf));
+    const ours = await readIfExists(path.join(b, lf));
+    if (theirs === undefined && ours === undefined) continue;
+    if (theirs === undefined || ours === undefined)
+      return { same: false, reason: `${lf} exists only in ${theirs === undefined ? b : a}` };
+    if (!theirs.equals(ours)) return { same: false, reason: `${lf} differs between ${a} and ${b}` };
+    compared++;
+  }
+  if (compared === 0)
+    return { same: false, reason: `none of the lockfiles (${lockfiles.join(', ') || 'none listed'}) exists` };
+  return { same: true };
+}
+
+/**
+ * The dependency folders of `worktree` that are its own (real folders, not
+ * links to a lender), as real paths: what to seal once its setup is done.
+ */
+export async function ownDependencyDirs(worktree: string, dirs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    checkRelative('dirs', dir);
+    const p = path.join(worktree, dir);
+    const st = await lstat(p).catch(() => undefined);
+    if (st?.isDirectory()) out.push(await realpath(p));
+  }
+  return out;
+}
+
 function checkRelative(kind: string, rel: string): void {
   const parts = rel.split(/[\\/]/);
   if (rel === '' || path.isAbsolute(rel) || parts.includes('..')) {
@@ -173,22 +219,11 @@ async function exists(file: string): Promise<boolean> {
 }
 
 async function planReuse(worktree: string, reuse: ReuseFrom): Promise<ReusePlan> {
-  for (const lf of reuse.lockfiles) checkRelative('lockfiles', lf);
   for (const dir of reuse.dirs) checkRelative('dirs', dir);
   const root = await realpath(reuse.root);
-  let compared = reuse.sameTree ? 1 : 0;
-  for (const lf of reuse.sameTree ? [] : reuse.lockfiles) {
-    const theirs = await readIfExists(path.join(root, lf));
-    const ours = await readIfExists(path.join(worktree, lf));
-    if (theirs === undefined && ours === undefined) continue;
-    if (theirs === undefined || ours === undefined) {
-      return { reason: `${lf} exists only in ${theirs === undefined ? worktree : root}` };
-    }
-    if (!theirs.equals(ours)) return { reason: `${lf} differs between ${root} and ${worktree}` };
-    compared++;
-  }
-  if (compared === 0) {
-    return { reason: `none of the lockfiles (${reuse.lockfiles.join(', ') || 'none listed'}) exists` };
+  if (!reuse.sameTree) {
+    const same = await sameLockfiles(root, worktree, reuse.lockfiles);
+    if (!same.same) return { reason: same.reason };
   }
   const link: string[] = [];
   for (const dir of reuse.dirs) {

@@ -18,6 +18,13 @@ import { describeExit } from '../../../runners/harness/process.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { withTail } from '../../../runners/tests/output-tail.js';
+import {
+  checkGuard,
+  describeProblems,
+  GUARD_REPORT,
+  type GuardSpec,
+  guardEnv,
+} from '../../../runners/tests/python-guard.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { byCodePoint } from '../../../util/compare.js';
@@ -43,6 +50,8 @@ export interface PytestReplayOptions {
   signal?: AbortSignal;
   /** Told how many seeds a process replayed, as each one ends. */
   onReplayed?(seeds: number): void;
+  /** Whether a repository path is test side: a test-side module shadowing a standard name is not production code's doing. */
+  isTestPath?(file: string): boolean;
 }
 
 const PLUGIN_MODULE = 'patchgate_seeds';
@@ -238,19 +247,23 @@ async function runBatch(
   await writeFile(wantFile, `${JSON.stringify(want, null, 1)}\n`);
   await opts.sandbox.grant(io);
 
-  const pythonPath = opts.env.PYTHONPATH;
+  // The gate's loader, guard and seed plugin load before anything of the checkout can stand in for them;
+  // plugin autoload is off, and only entry points installed outside the checkout are honoured.
+  const guard: GuardSpec = {
+    root,
+    trusted: opts.sandbox.sealedDirs,
+    report: path.join(io, GUARD_REPORT),
+    plugins: [PLUGIN_MODULE],
+    addopts: [],
+  };
   const env: Record<string, string> = {
     ...opts.env,
-    PYTHONPATH: [path.dirname(PYTEST_SEEDS_PLUGIN_PATH), ...(pythonPath ? [pythonPath] : [])].join(
-      path.delimiter,
-    ),
+    ...guardEnv(opts.env, guard),
     PATCHGATE_SEEDS_WANT: wantFile,
     PATCHGATE_SEEDS_REPORT: reportFile,
     // Hypothesis writes `.hypothesis/` (cached constants, patches for failing
     // examples) under the cwd unless told otherwise; the checkout is not ours to write in.
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(io, 'hypothesis'),
-    // Only the plugins patchgate names run: a plugin the patch installed or registered cannot load itself.
-    PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1',
   };
   const argv = [
     opts.python,
@@ -258,9 +271,6 @@ async function runBatch(
     'pytest',
     '-p',
     PLUGIN_MODULE,
-    // Hypothesis's own pytest plugin, which autoloading would have loaded.
-    '-p',
-    '_hypothesis_pytestplugin',
     '-p',
     'no:cacheprovider',
     '-q',
@@ -283,6 +293,7 @@ async function runBatch(
       ...(opts.network ? { network: true } : {}),
       argv,
       env,
+      channel: true,
       timeoutMs: opts.timeoutMs,
       outDir: logDir,
       label,
@@ -293,6 +304,20 @@ async function runBatch(
     for (const m of batch.members)
       fill(m, { status: 'error', message: `pytest could not be started: ${e.message}` });
     return false;
+  }
+  const checked = await checkGuard({
+    spec: guard,
+    manifest: run.channel,
+    required: true,
+    isTestPath: opts.isTestPath ?? (() => false),
+  });
+  if (checked.problems.length > 0) {
+    // Nothing this process reported can count: the replay ran with the gate's instruments replaced.
+    throw new TestRunError(
+      'INSTRUMENT_SHADOWED',
+      `the seed replay (${label}) ran with the gate's instruments replaced or bypassed: ${describeProblems(checked.problems)}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+      { label, problems: checked.problems },
+    );
   }
   const log = run.stdoutFile;
   const tests = `${nodeids.length} test${nodeids.length === 1 ? '' : 's'}`;

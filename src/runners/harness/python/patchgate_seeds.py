@@ -20,6 +20,7 @@ Environment:
 
 Without both variables the plugin does nothing. Standard library, pytest and
 Hypothesis only; Hypothesis is optional (tests without it count 0 examples).
+PYTEST_DONT_REWRITE: the gate loads its plugins before pytest starts, so they cannot be rewritten.
 """
 
 import json
