@@ -274,7 +274,7 @@ const testsSchema = z
       })
       .default({ lockfiles: DEFAULT_LOCKFILES, dirs: ['node_modules'] })
       .describe(
-        "When every lockfile is byte-identical on base and head, the base reuses the head's installed dirs instead of running setup.",
+        'Installed dependency folders a checkout lends to the others when every lockfile is byte-identical: the base lends to the head and the overlay (never the other way); each folder is read-only to head code once its setup is done.',
       ),
   })
   .superRefine((t, ctx) => {
