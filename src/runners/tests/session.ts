@@ -257,6 +257,9 @@ export class TestSession {
    */
   private async blameRun(req: SuiteRequest, err: unknown): Promise<unknown> {
     if (!(err instanceof TestRunError) || !BLAMEABLE.has(err.code) || this.opts.signal.aborted) return err;
+    // Only a whole-suite run is compared with the base's: a subset rerun that selects nothing may be the
+    // runner's filter failing on a name, which is no evidence against the patch.
+    if (req.subset !== undefined || req.files !== undefined) return err;
     let base: SuiteRun;
     try {
       base = await this.baseFullRun();
@@ -264,10 +267,9 @@ export class TestSession {
       return err;
     }
     if (base.tests.length === 0) return err;
-    const which = req.subset ? `${req.subset.length} selected test(s)` : 'the suite';
     return new TestRunError(
       'HEAD_RUN_BROKEN',
-      `${err.message}\nThe base's run of the same command reported ${base.tests.length} test(s) (${base.label}): the patch broke the test run of ${which}.`,
+      `${err.message}\nThe base's run of the same command reported ${base.tests.length} test(s) (${base.label}): the patch broke the test run.`,
       {
         ...err.details,
         side: req.side,
