@@ -12,6 +12,7 @@ import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { pushAll } from '../../util/arrays.js';
 import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
@@ -48,7 +49,7 @@ export const regressionLayer: Layer = {
       overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
-    findings.push(...(await reachFindings(ctx, LAYER)));
+    pushAll(findings, await reachFindings(ctx, LAYER));
 
     const ov = ctx.overlay;
     // The patch left the test side alone: the overlay is the head's tree, and the signatures layer already

@@ -3,6 +3,7 @@ import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
+import { pushAll } from '../../util/arrays.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
@@ -203,7 +204,7 @@ export const seedsLayer: Layer = {
     if (headDiffers) {
       const onHead = await replayOn(ctx.head.root, ctx.logDir);
       judged = onHead;
-      findings.push(...judgeReplay(onHead));
+      pushAll(findings, judgeReplay(onHead));
       artifacts.push({ name: 'seed_replay.json', content: reportOf(onHead) });
     }
     if (!ctx.overlay.sameAsHead) {

@@ -4,6 +4,7 @@ import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { shippedPythonFile } from '../harness/python-adapter.js';
 import { TestRunError } from './errors.js';
@@ -239,7 +240,7 @@ export class TestSession {
       );
     }
     const outcomes: TestOutcome[] = [];
-    for (const file of run.junitFiles) outcomes.push(...(await parseJUnitFile(file, { signal })).tests);
+    for (const file of run.junitFiles) pushAll(outcomes, (await parseJUnitFile(file, { signal })).tests);
     if (outcomes.length === 0 && (run.exitCode !== 0 || subset === undefined)) {
       // A run that ran nothing is no evidence of anything, least of all that a test does not exist.
       const output = await outputTail(run);
