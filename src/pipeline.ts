@@ -35,6 +35,8 @@ import type {
 import { WrittenGuard } from './layers/written-guard.js';
 import { buildOverlayTree } from './overlay/overlay-tree.js';
 import { testSideFor } from './overlay/test-side.js';
+import { aggregateFindings } from './report/aggregate.js';
+import { boundFinding } from './report/bounded.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -46,6 +48,7 @@ import {
 import { TestSession } from './runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from './sandbox/open.js';
 import type { Sandbox } from './sandbox/sandbox.js';
+import { pushAll } from './util/arrays.js';
 import { isInside, toPosix } from './util/repo-path.js';
 import { scrubbedEnv } from './util/scrub-env.js';
 
@@ -364,17 +367,22 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
-    // What head code could rewrite in its own checkout, taken before any of it runs.
-    const lockedPaths = await lockedFixtureDigests(
-      snapshot.base,
-      config,
-      'the base revision',
-      contractReadOptions(config, signal),
-    ).then(
-      (m) => [...m.keys()],
-      () => [],
-    );
-    const guard = await WrittenGuard.take(headRoot, [...frozenPaths, ...lockedPaths]);
+    // What head code could rewrite in its own checkout, taken before any of it runs (and only when some
+    // will: with no such layer on, nothing can write the checkout).
+    const guard = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
+      ? await WrittenGuard.take(headRoot, [
+          ...frozenPaths,
+          ...(await lockedFixtureDigests(
+            snapshot.base,
+            config,
+            'the base revision',
+            contractReadOptions(config, signal),
+          ).then(
+            (m) => m.keys(),
+            () => [],
+          )),
+        ])
+      : undefined;
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -426,9 +434,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       try {
         const outcome = await layer.run(ctx);
         layerFindings = outcome.findings;
-        overrides.push(...(outcome.overrides ?? []));
-        frozen.push(...(outcome.frozen ?? []));
-        proofs.push(...(outcome.proofs ?? []));
+        pushAll(overrides, outcome.overrides ?? []);
+        pushAll(frozen, outcome.frozen ?? []);
+        pushAll(proofs, outcome.proofs ?? []);
         for (const artifact of outcome.artifacts ?? []) await options.hooks?.onArtifact?.(artifact);
       } catch (err) {
         if (signal.aborted) throw err;
@@ -437,7 +445,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       }
       // An interrupted layer's findings are the interruption's, not the patch's: no verdict is given.
       if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
-      if (layer.runsHeadCode) layerFindings.push(...(await guard.check(layer.name)));
+      if (layer.runsHeadCode && guard) pushAll(layerFindings, await guard.check(layer.name));
       // Installing dependencies is the setup's time, not the layer's that first needed it.
       timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));
       const summary = {
@@ -445,9 +453,13 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         status: layerStatus(layerFindings),
         findings: layerFindings.length,
       };
+      // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
+      // become one with the count, the full list an artifact.
+      const shown = aggregateFindings(layerFindings.map((f) => boundFinding(f)));
+      for (const artifact of shown.artifacts) await options.hooks?.onArtifact?.(artifact);
       layers.push(summary);
       layersRun.push(layer.name);
-      findings.push(...layerFindings);
+      pushAll(findings, shown.findings);
       await options.hooks?.onLayerEnd?.(summary);
     }
 

@@ -3,7 +3,7 @@ import { asPatchgateError, ContractFileError } from '../errors.js';
 import type { GateHooks } from '../pipeline.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { renderTopHelp } from './help.js';
-import type { CliIO } from './io.js';
+import { type CliIO, displaySafe } from './io.js';
 import {
   type CommandSpec,
   type GroupSpec,
@@ -109,7 +109,9 @@ function helpFor(words: string[]): string {
 }
 
 /** Runs one command and returns its exit code; never calls process.exit itself. */
-export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
+export async function main(given: CliIO, hooks?: GateHooks): Promise<number> {
+  // Every command's output is display-safe: messages quote what the patch's code printed.
+  const io: CliIO = { ...given, stdout: displaySafe(given.stdout), stderr: displaySafe(given.stderr) };
   const [command, ...rest] = io.argv;
   // The command whose help a usage error points at, as far as the arguments named one.
   let helpPath: string | undefined;

@@ -6,6 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import type { PatchgateConfigInput } from './schema.js';
 
@@ -408,10 +409,10 @@ export async function detectTests(repoRoot: string): Promise<TestsDetection> {
   const candidates: Candidate[] = [];
   const js = await detectJs(repoRoot);
   if (typeof js === 'string') notes.push(js);
-  else if (js) candidates.push(...js);
+  else if (js) pushAll(candidates, js);
   const py = await detectPython(repoRoot);
-  if (py) candidates.push(...py);
-  candidates.push(...(await detectOthers(repoRoot, notes)));
+  if (py) pushAll(candidates, py);
+  pushAll(candidates, await detectOthers(repoRoot, notes));
   if (candidates.length === 0) {
     if (notes.length === 0)
       notes.push(
@@ -426,7 +427,7 @@ export async function detectTests(repoRoot: string): Promise<TestsDetection> {
     return { reasons: [], notes };
   }
   const c = candidates[0] as Candidate;
-  notes.push(...c.notes);
+  pushAll(notes, c.notes);
   const reasons: TestsDetection['reasons'] = [
     { key: 'tests.preset', value: c.preset ?? '', reason: c.reason },
   ];

@@ -141,7 +141,11 @@ export interface PropertyProof {
 /** A file a layer wants written next to the scorecard (e.g. hit_report.head.json). */
 export interface Artifact {
   name: string;
-  content: string;
+  /**
+   * The file's text, or its chunks in order: a list of a million findings
+   * may not fit in one string.
+   */
+  content: string | readonly string[];
 }
 
 export interface LayerOutcome {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DEFAULT_SLICE_MS, SliceBudget } from '../util/time-slice.js';
 import type { Finding } from './types.js';
 
 /**
@@ -20,14 +23,20 @@ export class WrittenGuard {
 
   static async take(root: string, paths: Iterable<string>): Promise<WrittenGuard> {
     const original = new Map<string, Buffer | undefined>();
-    for (const p of new Set(paths)) original.set(p, await readRegular(path.join(root, p)));
+    const budget = new SliceBudget(DEFAULT_SLICE_MS);
+    for (const p of new Set(paths)) {
+      original.set(p, await readRegular(path.join(root, p)));
+      if (budget.due()) await slice(budget);
+    }
     return new WrittenGuard(root, original);
   }
 
   /** Findings for every guarded path head code changed during `layer`; the original bytes are restored. */
   async check(layer: string): Promise<Finding[]> {
     const findings: Finding[] = [];
+    const budget = new SliceBudget(DEFAULT_SLICE_MS);
     for (const [rel, before] of this.original) {
+      if (budget.due()) await slice(budget);
       const abs = path.join(this.root, rel);
       const now = await readRegular(abs);
       if (now === undefined && before === undefined) continue;
@@ -64,9 +73,19 @@ function sha256(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
+/** Lets the event loop turn (a signal, a timer) between slices of a long walk. */
+async function slice(budget: SliceBudget): Promise<void> {
+  await nextTurn();
+  budget.restart();
+}
+
 async function readRegular(file: string): Promise<Buffer | undefined> {
   try {
-    const st = await lstat(file);
+    // A lock of a million entries the patch deleted is a million absent paths: a synchronous lstat that
+    // answers `undefined` costs a microsecond, an awaited one that throws ENOENT a thread-pool round trip
+    // and an Error each.
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (st === undefined) return undefined;
     if (st.isSymbolicLink()) return Buffer.from(`symlink:${file}`);
     if (!st.isFile()) return undefined;
     return await readFile(file);

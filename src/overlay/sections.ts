@@ -1,3 +1,4 @@
+import { pushAll } from '../util/arrays.js';
 /**
  * Config files that hold both sides: `pyproject.toml` and `setup.cfg`
  * configure the package and pytest, `package.json` the package and its test
@@ -75,15 +76,15 @@ function mergeIni(rule: SectionRule, base: string | undefined, head: string | un
   for (const b of head === undefined ? [] : blocks(head)) {
     if (b.name && matches(b.name, rule.sections)) {
       // The base's test sections take the place of the head's first one.
-      if (!inserted) for (const t of testBlocks) kept.push(...t.lines);
+      if (!inserted) for (const t of testBlocks) pushAll(kept, t.lines);
       inserted = true;
       continue;
     }
-    kept.push(...b.lines);
+    pushAll(kept, b.lines);
   }
   if (!inserted && testBlocks.length > 0) {
     if (kept.length > 0 && kept[kept.length - 1] !== '') kept.push('');
-    for (const t of testBlocks) kept.push(...t.lines);
+    for (const t of testBlocks) pushAll(kept, t.lines);
   }
   return kept.join('\n');
 }

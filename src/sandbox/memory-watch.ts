@@ -7,6 +7,7 @@
  * told why.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { pushAll } from '../util/arrays.js';
 
 interface Watched {
   root: number;
@@ -64,7 +65,7 @@ export function descendants(root: number): number[] {
   const pending = [...(children.get(root) ?? [])];
   for (let pid = pending.shift(); pid !== undefined; pid = pending.shift()) {
     out.push(pid);
-    pending.push(...(children.get(pid) ?? []));
+    pushAll(pending, children.get(pid) ?? []);
   }
   return out;
 }

@@ -35,6 +35,7 @@ import { lstat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pushAll } from '../util/arrays.js';
 import type { Isolation } from './isolation.js';
 import { killTree, OWN_PROCESS_GROUP } from './kill.js';
 import { descendants, watchMemory } from './memory-watch.js';
@@ -376,13 +377,9 @@ export class Sandbox {
     for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
     a.push('--');
     if (tools.prlimit) {
-      a.push(
-        tools.prlimit,
-        ...(this.isolation.user === 'separate' ? [`--nproc=${limits.processes}`] : []),
-        `--fsize=${limits.fileBytes}`,
-        '--core=0',
-        '--',
-      );
+      a.push(tools.prlimit);
+      if (this.isolation.user === 'separate') a.push(`--nproc=${limits.processes}`);
+      a.push(`--fsize=${limits.fileBytes}`, '--core=0', '--');
     }
     if (this.isolation.user === 'separate' && tools.setpriv) {
       a.push(
@@ -396,7 +393,7 @@ export class Sandbox {
         '--',
       );
     }
-    a.push(...spec.argv);
+    pushAll(a, spec.argv);
     return a;
   }
 }

@@ -28,6 +28,7 @@ import { relockFixtures } from '../../layers/fixtures/relock.js';
 import { readTapeIfExists } from '../../layers/seeds/tape.js';
 import type { NamedContract } from '../../layers/types.js';
 import { LAYERS } from '../../pipeline.js';
+import { pushAll } from '../../util/arrays.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import { TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
 import type { CliIO } from '../io.js';
@@ -124,7 +125,7 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const js = await isJsRepository(repoRoot);
   const tests = await detectTests(repoRoot);
   for (const r of tests.reasons) found.push(`${r.key}: ${r.value} (${r.reason})`);
-  notes.push(...tests.notes);
+  pushAll(notes, tests.notes);
   if (tests.tests)
     notes.push(
       'the test layers run the repository\'s tests, which are head code, in the sandbox (bubblewrap on Linux); in CI, install bubblewrap first (the README\'s "What head code can and cannot reach" says how)',

@@ -17,6 +17,7 @@ import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
 import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { pushAll } from '../../util/arrays.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
@@ -54,7 +55,7 @@ export const regressionLayer: Layer = {
       overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
-    findings.push(...(await reachFindings(ctx, LAYER)));
+    pushAll(findings, await reachFindings(ctx, LAYER));
 
     const ov = ctx.overlay;
     const preset = cfg.preset;

@@ -4,6 +4,7 @@ import { assertSourcesFound, nothingConfigured } from '../../config/configured-s
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
+import { pushAll } from '../../util/arrays.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
@@ -205,7 +206,7 @@ export const seedsLayer: Layer = {
     if (headDiffers) {
       const onHead = await replayOn(ctx.head.root, ctx.logDir);
       judged = onHead;
-      findings.push(...judgeReplay(onHead));
+      pushAll(findings, judgeReplay(onHead));
       artifacts.push({ name: 'seed_replay.json', content: reportOf(onHead) });
     }
     if (!ctx.overlay.sameAsHead) {

@@ -5,6 +5,7 @@ import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { foldWhitespace } from '../../junit/text.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { CENSUS, CENSUS_MODULE, readCensus, type TestCensus } from './census.js';
 import { TestRunError } from './errors.js';
@@ -378,9 +379,7 @@ export class TestSession {
       );
     }
     const outcomes: TestOutcome[] = [];
-    for (const file of run.junitFiles) {
-      for (const t of (await parseJUnitFile(file, { signal })).tests) outcomes.push(t);
-    }
+    for (const file of run.junitFiles) pushAll(outcomes, (await parseJUnitFile(file, { signal })).tests);
     // A collection run of pytest reports no testcase: its inventory is the guard's list.
     const listed = req.collect === true && checked?.collected !== undefined;
     if (outcomes.length === 0 && !listed && (run.exitCode !== 0 || subset === undefined)) {
