@@ -33,8 +33,7 @@ import type {
   PropertyProof,
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
-import { buildOverlayTree } from './overlay/overlay-tree.js';
-import { testSideFor } from './overlay/test-side.js';
+import { buildOverlay } from './overlay/overlay-tree.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -255,8 +254,18 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
 
     // Only head code runs on the overlay: with no such layer on, it is not even written out.
     const overlayTree = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
-      ? await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config))
-      : { tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] };
+      ? await buildOverlay(repo, revs.baseCommit, headTree, config, configFile)
+      : {
+          tree: headTree,
+          sameAsHead: true,
+          restored: [],
+          headOnly: [],
+          merged: [],
+          fromBase: [],
+          named: [],
+          unread: [],
+          shared: [],
+        };
     const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
     const sandbox =
       options.sandbox ??
@@ -335,6 +344,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         restored: overlayTree.restored,
         headOnly: overlayTree.headOnly,
         merged: overlayTree.merged,
+        fromBase: overlayTree.fromBase,
+        named: overlayTree.named,
+        unread: overlayTree.unread,
+        shared: overlayTree.shared,
       },
       changes,
       contracts,

@@ -17,6 +17,7 @@ import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
 import { reachFindings } from './reach.js';
+import { testSideFindings } from './test-side-findings.js';
 import { toolchainFindings } from './toolchain.js';
 
 const LAYER = 'regression';
@@ -49,6 +50,8 @@ export const regressionLayer: Layer = {
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
     findings.push(...(await reachFindings(ctx, LAYER)));
+    for (const f of testSideFindings(ctx, LAYER))
+      findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? waive(f, String(f.evidence.path)) : f);
 
     const ov = ctx.overlay;
     // The patch left the test side alone: the overlay is the head's tree, and the signatures layer already
@@ -117,6 +120,10 @@ export const regressionLayer: Layer = {
               restored: ov.restored,
               headOnly: ov.headOnly,
               merged: ov.merged,
+              fromBase: ov.fromBase,
+              // Why each path beyond the globs is test side: the base file and key that name it.
+              named: ov.named,
+              shared: ov.shared,
               overlayTests: overlayRun.tests.length,
               baseRerun: base
                 ? { label: base.label, tests: base.tests.length, files: [...files].sort() }
