@@ -186,6 +186,18 @@ export const REASON_CODES = {
     why: 'Whoever controls the test runner controls the verdict.',
     next: 'Land the toolchain change in its own human commit; its job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
   },
+  TEST_CONFIG_UNREAD: {
+    meaning:
+      "The base's runner configuration names the files it loads into the test process (setup files, reporters, plugins, projects, test globs) through a value the gate cannot read without running it: a call, a parameter, an environment variable, a spread of a package's config, a non-literal pytest_plugins.",
+    why: "Files the gate cannot name it cannot take from the base, so a patch could rewrite them under the base's tests. It is an error (the gate cannot decide) unless the base config lists the test side in tests.paths, which a human then owns (a warning).",
+    next: 'In a human commit, write the value as literal paths (path.join, path.resolve and new URL(…, import.meta.url) with literal parts are read), or list the test side, those files included, in tests.paths of the base config.',
+  },
+  TEST_CONFIG_IMPORT_CHANGED: {
+    meaning:
+      "The patch changes a module the base's runner configuration imports that production code or a test imports too, so it is code and the overlay runs the head's copy: the base's tests are configured by something the patch wrote.",
+    why: 'A patch must not change how the tests that judge it are configured.',
+    next: 'Move what the configuration needs out of the shared module in a human commit, or land the change in its own human commit; its job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
   PRODUCTION_REACHES_TESTS: {
     meaning:
       'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules).',

@@ -33,7 +33,7 @@ import type {
   PropertyProof,
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
-import { buildOverlayTree } from './overlay/overlay-tree.js';
+import { buildOverlay } from './overlay/overlay-tree.js';
 import { testSideFor } from './overlay/test-side.js';
 import { aggregateFindings } from './report/aggregate.js';
 import { boundFinding } from './report/bounded.js';
@@ -264,8 +264,18 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
 
     // Only head code runs on the overlay: with no such layer on, it is not even written out.
     const overlayTree = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
-      ? await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config))
-      : { tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] };
+      ? await buildOverlay(repo, revs.baseCommit, headTree, config, configFile)
+      : {
+          tree: headTree,
+          sameAsHead: true,
+          restored: [],
+          headOnly: [],
+          merged: [],
+          fromBase: [],
+          named: [],
+          unread: [],
+          shared: [],
+        };
     const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
     const sandbox =
       options.sandbox ??
@@ -312,7 +322,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           signal,
           // The claims layer tells property tests from example tests by what pytest generated.
           census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
-          isTestPath: testSideFor(config).isTestPath,
+          isTestPath: testSideFor(config, overlayTree.named).isTestPath,
           ...(progress
             ? { onRuns: (done: number, total: number) => progress('test runs', done, total) }
             : {}),
@@ -345,6 +355,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         restored: overlayTree.restored,
         headOnly: overlayTree.headOnly,
         merged: overlayTree.merged,
+        fromBase: overlayTree.fromBase,
+        named: overlayTree.named,
+        unread: overlayTree.unread,
+        shared: overlayTree.shared,
       },
       changes,
       contracts,

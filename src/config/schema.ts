@@ -253,14 +253,14 @@ const testsSchema = z
       .array(repoGlob)
       .optional()
       .describe(
-        "Globs of the test side (tests, their configuration, setup files): the overlay takes these from the base. Default: the preset's (see README), plus the modules hits and seeds name.",
+        "Globs of the test side (tests, their configuration, setup files): the overlay takes these from the base. Default: the preset's (see README), plus the modules hits and seeds name; the files the base's runner configuration names are added either way. Set, it is the human-owned test side, and a configuration value the gate cannot read (TEST_CONFIG_UNREAD) is a warning instead of an error.",
       ),
     overrideTokenEnv: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
       .default('PATCHGATE_TESTS_OVERRIDE')
       .describe(
-        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED) and test-toolchain changes (TOOLCHAIN_CHANGED); listed in overrides, never printed.',
+        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED) and changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED); listed in overrides, never printed.',
       ),
     network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
     setupNetwork: z

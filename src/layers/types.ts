@@ -3,6 +3,7 @@ import type { FrozenContracts } from '../config/frozen-contracts.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
+import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ProgressReport } from './progress.js';
@@ -61,7 +62,20 @@ export interface LayerContext {
    * base's tests, properties and seed replays judge the head's code. Its root
    * is the head's own checkout when the patch left the test side alone.
    */
-  overlay: Revision & { sameAsHead: boolean; restored: string[]; headOnly: string[]; merged: string[] };
+  overlay: Revision & {
+    sameAsHead: boolean;
+    restored: string[];
+    headOnly: string[];
+    merged: string[];
+    /** Mixed files a copy of which did not parse, so the overlay has the base's copy whole. */
+    fromBase: readonly { path: string; reason: string }[];
+    /** Paths the base's runner configuration names, taken from the base. */
+    named: readonly NamedPath[];
+    /** Values under the runner's loading keys the gate could not read statically. */
+    unread: readonly UnreadValue[];
+    /** Modules the runner's configuration imports that other code imports too (they stay the head's). */
+    shared: readonly SharedImport[];
+  };
   changes: readonly Change[];
   /** Every contract file the enabled layers name, plus the config. */
   contracts: readonly NamedContract[];

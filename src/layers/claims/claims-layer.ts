@@ -421,7 +421,7 @@ async function uncoveredChanges(
   cfg: ClaimsConfig,
   matrix: ClaimMatrix,
 ): Promise<Finding[]> {
-  const side = testSideFor(ctx.config);
+  const side = testSideFor(ctx.config, ctx.overlay.named);
   const contract = new Set(ctx.contracts.filter((c) => !c.glob).map((c) => c.path));
   const globs = picomatch([...cfg.matrix, ...ctx.config.contracts.protect], { dot: true });
   const hunks = (await ctx.hunks()).filter(

@@ -24,6 +24,7 @@ import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
 import { reachFindings } from './reach.js';
+import { testSideFindings } from './test-side-findings.js';
 import { toolchainFindings } from './toolchain.js';
 
 const LAYER = 'regression';
@@ -56,6 +57,8 @@ export const regressionLayer: Layer = {
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
     pushAll(findings, await reachFindings(ctx, LAYER));
+    for (const f of testSideFindings(ctx, LAYER))
+      findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? waive(f, String(f.evidence.path)) : f);
 
     const ov = ctx.overlay;
     const preset = cfg.preset;
@@ -124,6 +127,15 @@ export const regressionLayer: Layer = {
     const missingKeys = new Set(missing.map((t) => t.key));
     for (const t of base?.tests ?? []) if (missingKeys.has(inventoryKey(t))) expected.add(t.id);
 
+    // Entry points the guard refused in either run: a committed *.dist-info is left out of the overlay.
+    const refused = [
+      ...new Map(
+        [
+          ...(overlayRun.guard?.refused ?? []),
+          ...(headRun && 'guard' in headRun ? (headRun.guard?.refused ?? []) : []),
+        ].map((r) => [`${r.name}\u241f${r.location}`, r]),
+      ).values(),
+    ];
     const freeze = await signatureFreeze(ctx);
     // With the test side untouched, failures of the overlay (the head's own run) are the signatures layer's.
     const found = disagreements(ov.sameAsHead ? new Map() : overlay, baseById, expected);
@@ -188,14 +200,16 @@ export const regressionLayer: Layer = {
               restored: ov.restored,
               headOnly: ov.headOnly,
               merged: ov.merged,
+              fromBase: ov.fromBase,
+              // Why each path beyond the globs is test side: the base file and key that name it.
+              named: ov.named,
+              shared: ov.shared,
               overlayTests: overlayRun.tests.length,
               baseInventory: { how: inventory.how, label: inventory.label, tests: inventory.tests.length },
               baseRerun: base
                 ? { label: base.label, tests: base.tests.length, files: [...files].sort() }
                 : null,
-              ...(overlayRun.guard && overlayRun.guard.refused.length > 0
-                ? { pluginsRefused: overlayRun.guard.refused }
-                : {}),
+              ...(refused.length > 0 ? { pluginsRefused: refused } : {}),
             },
             null,
             2,

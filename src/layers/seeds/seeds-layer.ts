@@ -145,7 +145,7 @@ export const seedsLayer: Layer = {
         sandbox: ctx.sandbox,
         logDir,
         signal: ctx.signal,
-        isTestPath: testSideFor(ctx.config).isTestPath,
+        isTestPath: testSideFor(ctx.config, ctx.overlay.named).isTestPath,
       });
     const judgeReplay = (replay: Awaited<ReturnType<typeof replayTape>>): Finding[] => {
       const out: Finding[] = [];

@@ -132,7 +132,7 @@ export const signaturesLayer: Layer = {
       }
     }
     if (matched.length > 0) {
-      const side = testSideFor(ctx.config);
+      const side = testSideFor(ctx.config, ctx.overlay.named);
       const found = await excuses({
         tests: ctx.tests,
         scheme: cfg.scheme,
