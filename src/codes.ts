@@ -338,6 +338,12 @@ export const REASON_CODES = {
     why: 'The gate judged the bytes read before any head code ran; the write means a test is not checking what it claims.',
     next: 'Make the test read its fixture, not write it (look for snapshot-update modes left on).',
   },
+  TEST_SIDE_WRITTEN: {
+    meaning:
+      "Head code created, deleted or rewrote a file of the base's test side in the checkout the base's tests run in (the overlay), while it ran: a production module imported at collection, or an install script, that edits the tests before the runner reads them.",
+    why: "What the base's tests said on that run is not what the base's tests are: the run cannot count. The committed bytes are put back before the next layer.",
+    next: 'Remove the write from the production code or install script the finding points at: code under test must not edit the tests that judge it.',
+  },
   CONFIG_INVALID: {
     meaning: 'The config or a contract file could not be read or is invalid.',
     why: 'The gate cannot decide (verdict error).',

@@ -153,13 +153,19 @@ function errorFinding(layer: string, err: unknown): Finding {
  * revision has no such file (a folder is not a file).
  */
 function committedReader(git: Git, treeish: string): (file: string) => Promise<string | undefined> {
+  const bytes = committedBytes(git, treeish);
+  return async (file) => (await bytes(file))?.toString('utf8');
+}
+
+/** `treeish:file` from git's objects, as bytes; undefined when the revision has no such file. */
+function committedBytes(git: Git, treeish: string): (file: string) => Promise<Buffer | undefined> {
   return async (file) => {
     const r = await git.tryBuffer(['cat-file', '--batch', '--follow-symlinks'], `${treeish}:${file}\n`);
     const nl = r.indexOf(10);
     const header = r.subarray(0, nl === -1 ? r.length : nl).toString('utf8');
     const m = /^[0-9a-f]+ blob (\d+)$/.exec(header);
     if (!m) return undefined;
-    return r.subarray(nl + 1, nl + 1 + Number(m[1])).toString('utf8');
+    return r.subarray(nl + 1, nl + 1 + Number(m[1]));
   };
 }
 
@@ -272,6 +278,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           headOnly: [],
           merged: [],
           fromBase: [],
+          testSide: [],
           named: [],
           unread: [],
           shared: [],
@@ -383,20 +390,32 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
     // What head code could rewrite in its own checkout, taken before any of it runs (and only when some
     // will: with no such layer on, nothing can write the checkout).
-    const guard = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
-      ? await WrittenGuard.take(headRoot, [
-          ...frozenPaths,
-          ...(await lockedFixtureDigests(
-            snapshot.base,
-            config,
-            'the base revision',
-            contractReadOptions(config, signal),
-          ).then(
-            (m) => m.keys(),
-            () => [],
-          )),
-        ])
-      : undefined;
+    const runsHeadCode = pipeline.some((l) => l.runsHeadCode && l.enabled(config));
+    const guards = runsHeadCode
+      ? [
+          await WrittenGuard.take(
+            headRoot,
+            [
+              ...frozenPaths,
+              ...(await lockedFixtureDigests(
+                snapshot.base,
+                config,
+                'the base revision',
+                contractReadOptions(config, signal),
+              ).then(
+                (m) => m.keys(),
+                () => [],
+              )),
+            ],
+            { kind: 'contract', committed: committedBytes(repo, headTree) },
+          ),
+          // The base's test side where the base's tests run: production code must not edit it meanwhile.
+          await WrittenGuard.take(overlayRoot, overlayTree.testSide, {
+            kind: 'test-side',
+            committed: committedBytes(repo, overlayTree.tree),
+          }),
+        ]
+      : [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -459,7 +478,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       }
       // An interrupted layer's findings are the interruption's, not the patch's: no verdict is given.
       if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
-      if (layer.runsHeadCode && guard) pushAll(layerFindings, await guard.check(layer.name));
+      if (layer.runsHeadCode) for (const g of guards) pushAll(layerFindings, await g.check(layer.name));
       // Installing dependencies is the setup's time, not the layer's that first needed it.
       timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));
       const summary = {

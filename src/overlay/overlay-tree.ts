@@ -39,6 +39,11 @@ export interface OverlayTree {
   merged: string[];
   /** Mixed files a copy of which did not parse: the overlay has the base's copy whole, and why. */
   fromBase: { path: string; reason: string }[];
+  /**
+   * Every test-side path the overlay holds as the base has it, and every
+   * merged file: what head code must not write while the base's tests run.
+   */
+  testSide: string[];
 }
 
 /** The overlay, and what the base's runner configuration said the test side holds. */
@@ -83,8 +88,10 @@ export async function buildOverlayTree(
     if (!side.isTestPath(p)) result.set(p, e);
     else if (!base.has(p)) headOnly.push(p);
   }
+  const testSide: string[] = [];
   for (const [p, e] of base) {
     if (!side.isTestPath(p)) continue;
+    testSide.push(p);
     const h = head.get(p);
     if (!h || h.sha !== e.sha || h.mode !== e.mode) restored.push(p);
     result.set(p, e);
@@ -137,7 +144,9 @@ export async function buildOverlayTree(
     merged.push(p);
   }
   const sameAsHead = restored.length === 0 && headOnly.length === 0 && merged.length === 0;
-  if (sameAsHead) return { tree: headTree, sameAsHead, restored, headOnly, merged, fromBase };
+  const guarded = [...testSide, ...merged].sort();
+  if (sameAsHead)
+    return { tree: headTree, sameAsHead, restored, headOnly, merged, fromBase, testSide: guarded };
   const dir = await mkdtemp(path.join(tmpdir(), 'patchgate-index-'));
   const index = { GIT_INDEX_FILE: path.join(dir, 'index') };
   try {
@@ -152,6 +161,7 @@ export async function buildOverlayTree(
       headOnly: headOnly.sort(),
       merged: merged.sort(),
       fromBase,
+      testSide: guarded,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -243,6 +243,25 @@ describe(
   },
 );
 
+describe("the base's test side cannot be rewritten while the base's tests run", { timeout: 180_000 }, () => {
+  it('production code that rewrites a base test collected after it is TEST_SIDE_WRITTEN', async () => {
+    const repo = pythonRepo({
+      'tests/test_add.py': null,
+      'tests/test_a.py': 'import calc  # noqa: F401\n\n\ndef test_imports():\n    assert True\n',
+      'tests/test_b.py': TEST_ADD,
+    });
+    // Imported while test_a is collected: test_b, collected next, then asserts nothing.
+    patch(repo, {
+      'src/calc.py': `import os\n\n_b = os.path.join(os.path.dirname(__file__), "..", "tests", "test_b.py")\nwith open(_b, "w") as f:\n    f.write("def test_add():\\n    pass\\n")\n\n\n${BROKEN}`,
+    });
+    const r = await judge(repo);
+    expect(r.card.verdict).toBe('reject');
+    const written = r.card.findings.filter((f) => f.code === 'TEST_SIDE_WRITTEN');
+    expect(written.map((f) => f.evidence.path)).toContain('tests/test_b.py');
+    expect(written[0]?.severity).toBe('reject');
+  });
+});
+
 describe('who broke it: a head-caused failure is a reject, not an error', { timeout: 180_000 }, () => {
   it("a conftest.py the patch breaks is HEAD_RUN_BROKEN with pytest's own words, where the base's run reports", async () => {
     const repo = pythonRepo({ 'tests/conftest.py': 'import calc  # noqa: F401\n' });
