@@ -338,6 +338,12 @@ export const REASON_CODES = {
     why: 'The gate judged the bytes read before any head code ran; the write means a test is not checking what it claims.',
     next: 'Make the test read its fixture, not write it (look for snapshot-update modes left on).',
   },
+  SUBMODULE_MISSING: {
+    meaning:
+      "A submodule's commit is not in the repository (`git submodule update --init` was not run), so its files are not in the gate's checkouts.",
+    why: 'A warning that explains tests that read those files failing on every side; an error for locked fixtures under it, which cannot be judged (never FIXTURE_MISSING, which would blame the patch).',
+    next: 'Check the submodule out before the gate runs: `git submodule update --init --recursive`, or `submodules: recursive` in actions/checkout.',
+  },
   TEST_SIDE_WRITTEN: {
     meaning:
       "Head code created, deleted or rewrote a file of the base's test side in the checkout the base's tests run in (the overlay), while it ran: a production module imported at collection, or an install script, that edits the tests before the runner reads them.",

@@ -186,7 +186,7 @@ describe('every file vitest reads is test side', { timeout: 240_000 }, () => {
   it('only warns about a module alias computed by a call (its targets are production code), as eemeli/yaml writes it', async () => {
     const repo = priceRepo({
       'vitest.config.ts':
-        "import { resolve } from 'node:path';\nconst at = (name: string) => resolve(import.meta.dirname, 'src', `${name}.ts`);\nexport default { test: { alias: { price: at('price') } } };\n",
+        "import { resolve } from 'node:path';\nconst at = (name: string) => resolve(import.meta.dirname, 'src', name + '.ts');\nexport default { test: { alias: { price: at('price') } } };\n",
     });
     patch(
       repo,
