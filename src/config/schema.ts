@@ -232,6 +232,19 @@ const DEFAULT_LOCKFILES = [
   'go.sum',
 ];
 
+/** What declares dependencies where no lockfile pins them. */
+const DEFAULT_MANIFESTS = [
+  'package.json',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'Pipfile',
+  'Cargo.toml',
+  'go.mod',
+  'pom.xml',
+  'build.gradle',
+];
+
 const testsSchema = z
   .strictObject({
     preset: z.enum(TEST_PRESETS).optional().describe('A ready-made test command; `generic` needs `command`.'),
@@ -270,9 +283,15 @@ const testsSchema = z
     reuse: z
       .strictObject({
         lockfiles: z.array(repoPath).default(DEFAULT_LOCKFILES),
+        manifests: z
+          .array(repoPath)
+          .default(DEFAULT_MANIFESTS)
+          .describe(
+            'Compared where neither checkout has any of the lockfiles: identical bytes, one install.',
+          ),
         dirs: z.array(repoPath).default(['node_modules']),
       })
-      .default({ lockfiles: DEFAULT_LOCKFILES, dirs: ['node_modules'] })
+      .default({ lockfiles: DEFAULT_LOCKFILES, manifests: DEFAULT_MANIFESTS, dirs: ['node_modules'] })
       .describe(
         'Installed dependency folders a checkout lends to the others when every lockfile is byte-identical: the base lends to the head and the overlay (never the other way); each folder is read-only to head code once its setup is done.',
       ),

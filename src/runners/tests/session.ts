@@ -180,7 +180,11 @@ export class TestSession {
   private async install(side: RunSide): Promise<void> {
     const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
     const root = this.rootOf(side);
-    const reuse = { lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs };
+    const reuse = {
+      lockfiles: tests.reuse.lockfiles,
+      manifests: tests.reuse.manifests,
+      dirs: tests.reuse.dirs,
+    };
     const setup = (reuseFrom: Parameters<typeof prepareWorktree>[0]['reuseFrom']) =>
       this.timed(() =>
         prepareWorktree({
@@ -201,7 +205,7 @@ export class TestSession {
       await setup({ root: head.dependenciesFrom, ...reuse, sameTree: side !== 'base' });
     } else if (side === 'base') {
       await setup(undefined);
-    } else if ((await sameLockfiles(base.root, root, tests.reuse.lockfiles)).same) {
+    } else if ((await sameLockfiles(base.root, root, tests.reuse.lockfiles, tests.reuse.manifests)).same) {
       await this.prepare('base');
       await setup({ root: base.root, ...reuse });
     } else if (side === 'head' && this.opts.overlay !== undefined) {
