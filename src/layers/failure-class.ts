@@ -81,20 +81,26 @@ export async function classifyFailures(opts: ClassifyOptions): Promise<FailureCl
   ];
   const onBase: NewFailure[] = [];
   for (const f of failures) if ((await tests.baseHasTestFile(parts(f.test))) !== false) onBase.push(f);
-  const base = onBase.length > 0 ? await tests.baseRun(unique(onBase)) : undefined;
+  const baseSubset = unique(onBase);
+  const rounds = opts.reruns ?? 2;
+  // The base's own run and the head's first rerun are independent: side by side, under the same load.
+  const [base, firstRerun] = await Promise.all([
+    baseSubset.length > 0 ? tests.baseRun(baseSubset) : Promise.resolve(undefined),
+    rounds > 0 ? tests.headRerun(unique(failures)) : Promise.resolve(undefined),
+  ]);
 
   const out: (FailureClass | undefined)[] = failures.map((f) =>
     base && failsTheSameWay(base, f, scheme) ? { kind: 'pre-existing', baseRun: base.label } : undefined,
   );
   const open = failures.filter((_, i) => out[i] === undefined);
-  const headReruns: SuiteRun[] = [];
+  const headReruns: SuiteRun[] = firstRerun ? [firstRerun] : [];
   const baseReruns: SuiteRun[] = [];
-  const baseSubset = unique(open.filter((f) => onBase.includes(f)));
-  for (let r = 0; r < (opts.reruns ?? 2) && open.length > 0; r++) {
+  const openOnBase = unique(open.filter((f) => onBase.includes(f)));
+  for (let r = 1; r < rounds && open.length > 0; r++) {
     // Side by side: a failure of load shows on both, a failure of the patch on the head only.
     const [h, b] = await Promise.all([
       tests.headRerun(unique(open)),
-      baseSubset.length > 0 ? tests.baseRun(baseSubset) : Promise.resolve(undefined),
+      openOnBase.length > 0 ? tests.baseRun(openOnBase) : Promise.resolve(undefined),
     ]);
     headReruns.push(h);
     if (b) baseReruns.push(b);
