@@ -211,6 +211,7 @@ export const TEST_PRESETS = [
   'vitest',
   'jest',
   'mocha',
+  'node-test',
   'pytest',
   'go',
   'cargo-nextest',
@@ -241,6 +242,20 @@ const testsSchema = z
       .optional()
       .describe(
         'The test command as argv, with {junit} (report path) and {tests} (a subset of test ids) placeholders.',
+      ),
+    args: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((a) => !a.includes('{junit}') && !a.includes('{tests}'), {
+            message:
+              'expected an argument of its own: {junit} and {tests} belong to the command, which places them',
+          }),
+      )
+      .optional()
+      .describe(
+        'Extra arguments for the preset\'s command (or `command`), inserted just before {tests}, e.g. ["-m", "not slow"] for pytest or ["--import", "tsx"] for node-test: extend a preset instead of copying its command. No {junit} or {tests}.',
       ),
     timeoutMs: z.int().min(1000).default(600_000).describe('Per test run.'),
     setup: z

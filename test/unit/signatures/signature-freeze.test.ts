@@ -334,10 +334,11 @@ describe('generic templates bind a row to its test', () => {
     expect(matchFailure(f, 'skipped', '', TODAY, 'sum.test.ts::subtracts')).toBeUndefined();
   });
 
-  it('treats runner boilerplate as no text: "This test was disabled.", "unconditional skip"', () => {
+  it('treats runner boilerplate as no text: "This test was disabled.", "unconditional skip", node:test\'s "true"', () => {
     for (const message of [
       'This test was disabled.',
       'unconditional skip',
+      'true',
       'Skipped',
       'collection skipped',
     ]) {
