@@ -219,6 +219,25 @@ export const TEST_PRESETS = [
   'generic',
 ] as const;
 
+/** Node options that take a value, which in node-test's `args` must be written `--flag=value`. */
+const NODE_VALUE_FLAGS = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--env-file',
+  '--test-reporter',
+  '--test-reporter-destination',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--test-concurrency',
+  '--test-timeout',
+  '--test-shard',
+  '--conditions',
+  '-C',
+]);
+
 const DEFAULT_LOCKFILES = [
   'package-lock.json',
   'npm-shrinkwrap.json',
@@ -294,6 +313,15 @@ const testsSchema = z
   })
   .superRefine((t, ctx) => {
     if (!t.preset && !t.command) ctx.addIssue({ code: 'custom', message: 'needs a `preset` or a `command`' });
+    // node reads no option after its first test path, so node-test tells args' flags from paths by the `-`.
+    if (t.preset === 'node-test')
+      for (const [i, a] of (t.args ?? []).entries())
+        if (NODE_VALUE_FLAGS.has(a))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['args', i],
+            message: `write ${a} and its value as one argument, ${a}=VALUE: the node-test preset puts flags before the test paths in args, and a value on its own would be read as a test path`,
+          });
     if (t.preset === 'generic' && !t.command)
       ctx.addIssue({ code: 'custom', message: 'the generic preset needs a `command`' });
   })

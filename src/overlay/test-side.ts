@@ -86,6 +86,7 @@ export const PRESET_TEST_PATHS: Readonly<Record<string, readonly string[]>> = {
   'node-test': [
     ...COMMON,
     ...JS_TESTS,
+    ...JS_TOOLING,
     '**/test/**',
     '**/*-test.{js,mjs,cjs}',
     '**/*_test.{js,mjs,cjs}',

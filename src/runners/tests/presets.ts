@@ -69,6 +69,13 @@ export interface TestPreset {
    * for a subset, and `resolveTestCommand` returns the `selection`.
    */
   selectsInProcess?: boolean;
+  /**
+   * The runner stops reading options at its first positional argument (node:
+   * a later `--test-name-pattern` would be taken for a test file). The
+   * subset's flags then go before the test paths `args` names, and a subset
+   * of files replaces those paths.
+   */
+  flagsBeforePaths?: boolean;
 }
 
 /** A regular expression no test name matches (an empty lookahead never succeeds). */
@@ -264,6 +271,7 @@ const presets: TestPreset[] = [
     // Positional arguments are the test files to run instead of the ones node finds itself.
     fileArgs: (files) => unique(files),
     collectArgs: [`--test-name-pattern=${MATCHES_NOTHING}`],
+    flagsBeforePaths: true,
   },
   {
     name: 'pytest',
@@ -380,7 +388,8 @@ export function resolveTestCommand(
       { preset: presetName, valid: presetNames() },
     );
   }
-  const template = testCommandTemplate(config, preset);
+  const template = testCommandTemplate({ command: config.command }, preset);
+  const args = config.args ?? [];
   if (template.length === 0 || template[0] === '') {
     throw new TestRunError(
       'COMMAND_INVALID',
@@ -462,7 +471,7 @@ export function resolveTestCommand(
       nodeids: opts.tests === undefined ? [] : preset.subsetArgs(opts.tests),
       files: opts.files === undefined ? [] : unique(opts.files),
     };
-    const argv = template.filter((arg) => arg !== TESTS_PLACEHOLDER).map(fill);
+    const argv = expand(template, [...args], fill, hasTests);
     return { argv, env, selection, ...(junitFrom === undefined ? {} : { junitFrom }) };
   }
   const subset =
@@ -473,8 +482,25 @@ export function resolveTestCommand(
         : opts.tests === undefined
           ? []
           : preset.subsetArgs(opts.tests);
-  const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? subset : [fill(arg)]));
+  let expansion = [...args, ...subset];
+  if (preset.flagsBeforePaths) {
+    const flags = args.filter((a) => a.startsWith('-'));
+    const paths = args.filter((a) => !a.startsWith('-'));
+    expansion = opts.files !== undefined ? [...flags, ...subset] : [...flags, ...subset, ...paths];
+  }
+  const argv = expand(template, expansion, fill, hasTests);
   return junitFrom === undefined ? { argv, env } : { argv, env, junitFrom };
+}
+
+/** The template with `{tests}` replaced by `expansion` (appended when the command has no `{tests}`). */
+function expand(
+  template: readonly string[],
+  expansion: readonly string[],
+  fill: (arg: string) => string,
+  hasTests: boolean,
+): string[] {
+  const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? [...expansion] : [fill(arg)]));
+  return hasTests ? argv : pushAll(argv, expansion);
 }
 
 /**

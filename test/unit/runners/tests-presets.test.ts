@@ -309,7 +309,7 @@ describe('preset expansion', () => {
   it('tests.args go just before {tests}, or last without it, and keep the subset after them', () => {
     expect(
       resolveTestCommand(
-        { preset: 'node-test', args: ['--import', 'tsx'] },
+        { preset: 'node-test', args: ['--import=tsx'] },
         { junitPath: J, files: ['t/a.test.ts'] },
       ).argv,
     ).toEqual([
@@ -319,8 +319,7 @@ describe('preset expansion', () => {
       '--test-reporter-destination=stdout',
       '--test-reporter=junit',
       `--test-reporter-destination=${J}`,
-      '--import',
-      'tsx',
+      '--import=tsx',
       't/a.test.ts',
     ]);
     expect(
@@ -354,6 +353,30 @@ describe('preset expansion', () => {
       '-x',
       '{tests}',
       'b',
+    ]);
+  });
+
+  it('node-test: flags of tests.args go before its test paths, a name subset after them, a file subset replaces the paths', () => {
+    const head = [
+      'node',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${J}`,
+    ];
+    const config = { preset: 'node-test', args: ['test/', '--import=tsx'] };
+    expect(resolveTestCommand(config, { junitPath: J }).argv).toEqual([...head, '--import=tsx', 'test/']);
+    expect(resolveTestCommand(config, { junitPath: J, tests: [id('adds')] }).argv).toEqual([
+      ...head,
+      '--import=tsx',
+      '--test-name-pattern=^(?:adds)$',
+      'test/',
+    ]);
+    expect(resolveTestCommand(config, { junitPath: J, files: ['test/a.test.js'] }).argv).toEqual([
+      ...head,
+      '--import=tsx',
+      'test/a.test.js',
     ]);
   });
 
