@@ -471,6 +471,15 @@ export class TestSession {
   }
 
   /**
+   * The base's whole suite once more, after `baseFullRun` (a baseline tells a
+   * test that fails every time from one that fails now and then).
+   */
+  async baseRunAgain(): Promise<SuiteRun> {
+    await this.baseFullRun();
+    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` });
+  }
+
+  /**
    * Every test the base's suite selects: listed by the runner where it can
    * (pytest's `--collect-only`, vitest's and jest's name filter), else from
    * the base's full run. Run once and shared.
