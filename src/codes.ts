@@ -146,12 +146,12 @@ export const REASON_CODES = {
   UNKNOWN_FAILURE_SIGNATURE: {
     meaning: 'A test failed with a signature that no freeze row covers.',
     why: 'A failure is a fail unless a human froze that exact signature.',
-    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own.',
+    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own. When adopting patchgate on a suite that already fails, `patchgate baseline` on the main branch writes a row for every such failure, for review.',
   },
   UNFROZEN_SKIP: {
     meaning: 'A test was skipped or xfailed without a matching freeze row.',
     why: 'A skip is a fail: a skipped test proves nothing.',
-    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`.',
+    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`. When adopting patchgate on a suite that already skips, `patchgate baseline` on the main branch writes a row for every such skip, for review.',
   },
   SIGNATURE_ROW_DELETED: {
     meaning: 'A freeze row present on the base is gone from the head.',
