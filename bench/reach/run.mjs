@@ -194,9 +194,18 @@ async function targets() {
     const bins = new Set(Object.values(binsOf(manifest)).map((b) => path.posix.normalize(b)));
     // Library code, where a sniff hides: not an entry point, a bench helper or a declaration file.
     const production = [];
-    for (const f of files)
-      if (!side.isTestPath(f) && !/(^|\/)[._]/.test(f) && !/bench/i.test(f) && !bins.has(f))
-        if (!(await read(f))?.startsWith('#!')) production.push(f);
+    for (const f of files) {
+      if (side.isTestPath(f) || /(^|\/)[._]/.test(f) || /bench/i.test(f) || bins.has(f)) continue;
+      // Type tests (tsd, tstyche, vitest typecheck) the preset's globs do not name.
+      if (/\.(?:tst|test-d|spec-d)\.[cm]?[jt]sx?$/.test(f)) continue;
+      const text = await read(f);
+      // Not a script, and not test code the preset misses (a type test importing its runner).
+      if (text === undefined || text.startsWith('#!')) continue;
+      if (JS_FILE.test(f) && jsReach(ts, f, text, side.isTestPath).some((x) => x.shape === 'test-import'))
+        continue;
+      if (f.endsWith('.py') && /^\s*(import|from)\s+(pytest|hypothesis)\b/m.test(text)) continue;
+      production.push(f);
+    }
     const depth = (f) => (f.startsWith('src/') ? 0 : 1) + f.split('/').length;
     const pick = (re) =>
       production.filter((f) => re.test(f)).sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))[0];

@@ -9,8 +9,12 @@
  * pyproject.toml, setup.cfg or setup.py names as a console script, or a file
  * whose base copy starts with `#!`. (Code under a `__main__` or
  * `require.main === module` guard is judged by the parsers themselves.)
+ *
+ * What an entry point may read, library code must not receive by importing
+ * it: a production file that newly imports an entry point is reported.
  */
 import path from 'node:path';
+import { importCandidates } from '../../util/import-candidates.js';
 import type { LayerContext } from '../types.js';
 
 /** `bin` of a package.json: a path, or names to paths. */
@@ -30,21 +34,6 @@ function binTargets(manifest: string): string[] {
   return [];
 }
 
-/** The nearest package.json above `file` in the base, and the folder it sits in. */
-async function nearestManifest(
-  ctx: LayerContext,
-  file: string,
-  cache: Map<string, string | undefined>,
-): Promise<{ dir: string; text: string } | undefined> {
-  for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
-    const at = dir === '.' ? 'package.json' : `${dir}/package.json`;
-    if (!cache.has(at)) cache.set(at, await ctx.base.readCommitted(at));
-    const text = cache.get(at);
-    if (text !== undefined) return { dir: dir === '.' ? '' : dir, text };
-    if (dir === '.' || dir === '/' || dir === '') return undefined;
-  }
-}
-
 function isPythonScriptModule(file: string, modules: readonly string[]): boolean {
   const stem = file.replace(/\.py$/, '').replace(/\/__init__$/, '');
   return modules.some((m) => {
@@ -53,25 +42,78 @@ function isPythonScriptModule(file: string, modules: readonly string[]): boolean
   });
 }
 
-/** Which of `files` (with their base copies) the base declares as entry points. */
-export async function entryPoints(
-  ctx: LayerContext,
-  files: readonly { path: string; base: string | undefined }[],
-  scriptModules: readonly string[],
-): Promise<Set<string>> {
-  const out = new Set<string>();
-  const manifests = new Map<string, string | undefined>();
-  for (const f of files) {
-    if (f.base?.startsWith('#!')) out.add(f.path);
-    if (f.path.endsWith('.py')) {
-      if (path.posix.basename(f.path) === '__main__.py' || isPythonScriptModule(f.path, scriptModules))
-        out.add(f.path);
-      continue;
+/** Asks, for any path of the repository, whether the base declares it an entry point. */
+export class EntryPoints {
+  private readonly manifests = new Map<string, Promise<string | undefined>>();
+  private readonly answers = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly ctx: LayerContext,
+    /** Dotted modules the base's Python manifests name as console scripts (`pkg.cli`). */
+    private readonly scriptModules: readonly string[],
+  ) {}
+
+  has(file: string): Promise<boolean> {
+    let answer = this.answers.get(file);
+    if (!answer) {
+      answer = this.decide(file);
+      this.answers.set(file, answer);
     }
-    const manifest = await nearestManifest(ctx, f.path, manifests);
-    if (!manifest) continue;
-    for (const bin of binTargets(manifest.text))
-      if (path.posix.normalize(path.posix.join(manifest.dir, bin)) === f.path) out.add(f.path);
+    return answer;
   }
-  return out;
+
+  private async decide(file: string): Promise<boolean> {
+    if ((await this.ctx.base.readCommitted(file))?.startsWith('#!')) return true;
+    if (file.endsWith('.py'))
+      return path.posix.basename(file) === '__main__.py' || isPythonScriptModule(file, this.scriptModules);
+    const manifest = await this.nearestManifest(file);
+    if (!manifest) return false;
+    return binTargets(manifest.text).some(
+      (bin) => path.posix.normalize(path.posix.join(manifest.dir, bin)) === file,
+    );
+  }
+
+  /** The nearest package.json above `file` in the base, and the folder it sits in. */
+  private async nearestManifest(file: string): Promise<{ dir: string; text: string } | undefined> {
+    for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
+      const at = dir === '.' ? 'package.json' : `${dir}/package.json`;
+      let text = this.manifests.get(at);
+      if (!text) {
+        text = this.ctx.base.readCommitted(at);
+        this.manifests.set(at, text);
+      }
+      const found = await text;
+      if (found !== undefined) return { dir: dir === '.' ? '' : dir, text: found };
+      if (dir === '.' || dir === '/' || dir === '') return undefined;
+    }
+  }
+}
+
+/** The repository paths a JavaScript module specifier may name (relative ones only: packages are not entry points). */
+export function jsLoadTargets(file: string, spec: string): string[] {
+  return spec.startsWith('.') ? importCandidates(file, spec) : [];
+}
+
+/**
+ * The repository paths a Python load (`level|module|name`, from the reader) may name: the module, and
+ * the submodule `name` of it (`from pkg import cli`), under the file's own package for a relative one,
+ * at the root and under `src/` for an absolute one.
+ */
+export function pyLoadTargets(file: string, load: string): string[] {
+  const [levelText = '0', module = '', name = ''] = load.split('|');
+  const level = Number(levelText);
+  const dotted = [module, name].filter(Boolean);
+  const bases: string[] = [];
+  if (level > 0) {
+    let dir = path.posix.dirname(file);
+    for (let i = 1; i < level; i++) dir = path.posix.dirname(dir);
+    bases.push(dir === '.' ? '' : `${dir}/`);
+  } else bases.push('', 'src/');
+  const out: string[] = [];
+  for (const base of bases)
+    for (const parts of [dotted, dotted.slice(0, module ? -1 : 0)].filter((p) => p.length > 0)) {
+      const stem = `${base}${parts.join('/').replace(/\./g, '/')}`;
+      out.push(`${stem}.py`, `${stem}/__init__.py`);
+    }
+  return [...new Set(out)];
 }

@@ -57,6 +57,17 @@ export type Use =
   | { kind: 'enumerate' | 'spread' }
   | { kind: 'has' | 'get'; key: TS.Expression | undefined };
 
+/** Methods whose result is the same value for a comparison's purpose. */
+const NORMALIZERS = new Set([
+  'toLowerCase',
+  'toUpperCase',
+  'toLocaleLowerCase',
+  'toLocaleUpperCase',
+  'trim',
+  'toString',
+  'valueOf',
+]);
+
 /** Calls that start a process or a worker: `env: process.env` in their options gives the child its environment. */
 const SPAWNERS = new Set([
   'spawn',
@@ -378,9 +389,77 @@ export class JsContext {
 
   /** The first test runner's name among the strings of the statement `node` is read in. */
   wordNear(node: TS.Node, env = false): string | undefined {
+    return this.wordIn(this.contextOf(node), env);
+  }
+
+  /**
+   * The runner's name (or `test`) a value is compared with: `x === 'test'`, `x.includes('vitest')`,
+   * `['test', 'ci'].includes(x)`, `/jest/.test(x)`, `switch (x) { case 'test': }`, through
+   * `x.toLowerCase()` and the like. Only the comparison counts, not the rest of its statement: an
+   * environment value read in a config object full of test globs compares with none of them.
+   */
+  comparedWord(node: TS.Node): string | undefined {
+    const ts = this.ts;
+    let n = this.up(node);
+    for (let i = 0; i < 8; i++) {
+      // The chain ends in a method of the value (`mode?.toLowerCase`): judge the call it makes.
+      if (ts.isPropertyAccessExpression(n) && ts.isCallExpression(n.parent) && n.parent.expression === n) {
+        if (DECIDING_METHODS.has(n.name.text)) return this.wordsOf(n.parent.arguments);
+        if (!NORMALIZERS.has(n.name.text)) return undefined;
+        n = this.up(n.parent);
+        continue;
+      }
+      const p = n.parent;
+      if (!p) return undefined;
+      if (ts.isBinaryExpression(p) && this.isEquality(p.operatorToken.kind))
+        return this.wordIn(p.left === n ? p.right : p.left, true);
+      if (ts.isPropertyAccessExpression(p) && p.expression === n && ts.isCallExpression(p.parent)) {
+        if (DECIDING_METHODS.has(p.name.text)) return this.wordsOf(p.parent.arguments);
+        if (NORMALIZERS.has(p.name.text)) {
+          n = this.up(p.parent);
+          continue;
+        }
+      }
+      if (
+        ts.isCallExpression(p) &&
+        p.arguments.includes(n as TS.Expression) &&
+        ts.isPropertyAccessExpression(p.expression)
+      )
+        return DECIDING_METHODS.has(p.expression.name.text)
+          ? this.wordIn(p.expression.expression, true)
+          : undefined;
+      if (ts.isSwitchStatement(p) && p.expression === n)
+        return this.wordsOf(p.caseBlock.clauses.flatMap((c) => (ts.isCaseClause(c) ? [c.expression] : [])));
+      return undefined;
+    }
+    return undefined;
+  }
+
+  private isEquality(op: TS.SyntaxKind): boolean {
+    const k = this.ts.SyntaxKind;
+    return (
+      op === k.EqualsEqualsEqualsToken ||
+      op === k.ExclamationEqualsEqualsToken ||
+      op === k.EqualsEqualsToken ||
+      op === k.ExclamationEqualsToken
+    );
+  }
+
+  private wordsOf(nodes: readonly TS.Node[]): string | undefined {
+    for (const a of nodes) {
+      const w = this.wordIn(a, true);
+      if (w !== undefined) return w;
+    }
+    return undefined;
+  }
+
+  /** The first test runner's name among the strings under `root` (a regular expression's source counts). */
+  private wordIn(root: TS.Node, env = false): string | undefined {
     const ts = this.ts;
     let word: string | undefined;
     const walk = (n: TS.Node): void => {
+      if (word !== undefined) return;
+      if (ts.isRegularExpressionLiteral(n)) word = runnerWord(n.text.slice(1, n.text.lastIndexOf('/')), env);
       if (word !== undefined) return;
       if (
         ts.isStringLiteralLike(n) ||
@@ -401,7 +480,7 @@ export class JsContext {
       }
       ts.forEachChild(n, walk);
     };
-    walk(this.contextOf(node));
+    walk(root);
     return word;
   }
 

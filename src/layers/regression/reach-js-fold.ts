@@ -26,6 +26,7 @@ export class JsFolder {
   /** The string `node` always evaluates to, if the check can compute it. */
   fold(node: TS.Node, depth = 0): string | undefined {
     if (depth > MAX_DEPTH) return undefined;
+    if (this.ts.isStringLiteralLike(node)) return node.text.length <= MAX_STRING ? node.text : undefined;
     // Memoised per node; a result computed deeper (maybe cut short by the bound) is not reused higher up.
     const known = this.foldedNodes.get(node);
     if (known && known.depth <= depth) return known.value;

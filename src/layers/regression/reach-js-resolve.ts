@@ -262,6 +262,10 @@ export class JsResolver {
           // `Object.keys(x)`, `new Error()`: a helper's result is data, not the helper; only its arguments count.
           for (const a of n.arguments ?? []) walk(a);
           return;
+        } else if (ts.isFunctionLike(n) || ts.isClassLike(n)) {
+          // A function's or class's value is never a runtime path (what it returns or holds is handed on,
+          // and judged as that where it is written).
+          return;
         }
         ts.forEachChild(n, walk);
       };
@@ -421,8 +425,10 @@ export class JsResolver {
   /** The runtime path `node` evaluates to, if the check can tell. */
   resolve(node: TS.Node, depth = 0): RuntimePath | undefined {
     if (depth > MAX_DEPTH) return undefined;
-    // Memoised per node, so `a.replace(…).replace(…)…` costs its length, not a power of it. A result
-    // computed deeper (where the depth bound may have cut it short) is not reused higher up.
+    // Calls are memoised (each resolves its callee's receiver more than once), so `a.replace(…).replace(…)…`
+    // costs its length, not a power of it. A result computed deeper (where the depth bound may have cut
+    // it short) is not reused higher up. Other nodes resolve each child once: no memo needed.
+    if (!this.ts.isCallExpression(node)) return this.resolveAt(node, depth);
     const known = this.resolved.get(node);
     if (known && known.depth <= depth) return known.path;
     const path = this.resolveAt(node, depth);

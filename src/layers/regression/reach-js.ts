@@ -8,7 +8,7 @@
 import type TS from 'typescript';
 import { JsContext, type Use } from './reach-js-context.js';
 import { COMPUTED, HIDDEN_GLOBAL, JsResolver, type RuntimePath, TEST_GLOBALS } from './reach-js-resolve.js';
-import { classifyJsImport, type Reach, type ReachShape, reachText } from './reach-rules.js';
+import { classifyJsImport, type Load, type Reach, type ReachShape, reachText } from './reach-rules.js';
 
 const EXIT_CALLS = new Set(['exit', 'reallyExit', 'abort', 'kill']);
 const EXIT_EVENTS = new Set(['exit', 'beforeExit', 'uncaughtException', 'unhandledRejection']);
@@ -56,7 +56,18 @@ export function jsReach(
   text: string,
   isTestPath: (p: string) => boolean,
 ): Reach[] {
-  return new Scan(ts, file, text, isTestPath, 0).run();
+  return jsScan(ts, file, text, isTestPath).reaches;
+}
+
+/** The reaches of one file, and every module it loads by a constant name (aliases of `require` included). */
+export function jsScan(
+  ts: typeof TS,
+  file: string,
+  text: string,
+  isTestPath: (p: string) => boolean,
+): { reaches: Reach[]; loads: Load[] } {
+  const scan = new Scan(ts, file, text, isTestPath, 0);
+  return { reaches: scan.run(), loads: scan.loads };
 }
 
 class Scan {
@@ -177,7 +188,13 @@ class Scan {
     }
     if (ts.isPropertyAccessExpression(node) && node.name.text === 'stack')
       this.stack(node, node.expression, main);
-    if (ts.isBindingElement(node) && (node.propertyName ?? node.name).getText(this.source) === 'stack') {
+    const bound = ts.isBindingElement(node) ? (node.propertyName ?? node.name) : undefined;
+    if (
+      bound &&
+      (ts.isIdentifier(bound) || ts.isStringLiteral(bound)) &&
+      bound.text === 'stack' &&
+      ts.isBindingElement(node)
+    ) {
       const decl = node.parent.parent;
       if (ts.isVariableDeclaration(decl) && decl.initializer) this.stack(node, decl.initializer, main);
     }
@@ -202,7 +219,11 @@ class Scan {
     return this.found(shape, `the file ${text}`);
   }
 
+  /** Every module loaded by a constant name, for the entry-point check (`reach-entry.ts`). */
+  readonly loads: Load[] = [];
+
   private spec(node: TS.Node, s: string, main: boolean): void {
+    if (this.nesting === 0) this.loads.push({ line: this.line(node), spec: s });
     const what = classifyJsImport(this.file, s, this.isTestPath);
     if (what) this.push(node, { shape: 'test-import', what, detail: s }, main);
   }
@@ -383,7 +404,7 @@ class Scan {
   private envKey(base: string, key: string, node: TS.Node): Found | undefined {
     if (RUNNER_VAR.test(key))
       return { shape: 'runner-variable', what: `reads the test runner variable ${key}`, detail: key };
-    const word = this.c.wordNear(node, true);
+    const word = this.c.comparedWord(node);
     if (word === undefined) return undefined;
     return {
       shape: 'runner-variable',
@@ -450,6 +471,7 @@ class Scan {
     if (!arg) return undefined;
     const spec = this.r.fold(arg);
     if (spec !== undefined) {
+      if (this.nesting === 0) this.loads.push({ line: this.line(arg), spec });
       const what = classifyJsImport(this.file, spec, this.isTestPath);
       return what ? { shape: 'test-import', what, detail: spec } : undefined;
     }

@@ -12,6 +12,7 @@ import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import type { LayerContext } from '../types.js';
 import {
   classifyPyImport,
+  type Load,
   REACH_SHAPES,
   type Reach,
   type ReachShape,
@@ -39,7 +40,8 @@ type Hit = [number, string, string, boolean?, (string | null)?, (string | null)?
 type FileAnswer = { hits?: Hit[]; error?: string };
 
 export interface PythonReach {
-  perFile: Map<string, { head: Reach[]; base: Reach[] }>;
+  /** Each file's reaches, and the modules it loads by name (`level|module|name`), per side. */
+  perFile: Map<string, { head: Reach[]; base: Reach[]; loads: { head: Load[]; base: Load[] } }>;
   /** Dotted modules the base's manifests name as console scripts (`pkg.cli`). */
   scriptModules: string[];
 }
@@ -102,13 +104,21 @@ export async function pythonReach(
     texts,
     settings: { words: RUNNER_WORD_SOURCE, manifests },
   })) as Record<string, FileAnswer | string[] | undefined>;
-  const perFile = new Map<string, { head: Reach[]; base: Reach[] }>();
+  const perFile: PythonReach['perFile'] = new Map();
   for (const f of files) {
-    const entry = { head: [] as Reach[], base: [] as Reach[] };
+    const entry = {
+      head: [] as Reach[],
+      base: [] as Reach[],
+      loads: { head: [] as Load[], base: [] as Load[] },
+    };
     for (const side of ['head', 'base'] as const) {
       const a = answer[`${side}\u241f${f.change.path}`] as FileAnswer | undefined;
       // A file Python cannot parse cannot be imported either: the test run reports it, not this check.
       for (const hit of a?.hits ?? []) {
+        if (hit[1] === 'load') {
+          entry.loads[side].push({ line: hit[0], spec: hit[2] });
+          continue;
+        }
         const r = toReach(hit, isTestPath);
         if (r) entry[side].push(r);
       }

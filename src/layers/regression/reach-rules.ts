@@ -46,6 +46,16 @@ export interface Reach {
 }
 
 /**
+ * A module a file loads by a constant name, for the entry-point check: a
+ * JavaScript specifier (`import … from spec`, `require(spec)`), or a Python
+ * load as `level|module|name`.
+ */
+export interface Load {
+  line: number;
+  spec: string;
+}
+
+/**
  * A test runner's name (or a test file's) where the runtime's identity is
  * read: `process.argv.some(a => a.includes('vitest'))`, a stack frame in
  * `x.test.ts`, `'pytest' in sys.argv[0]`. Bounded so `majestic` is not
@@ -53,7 +63,7 @@ export interface Reach {
  */
 export const RUNNER_WORD_SOURCE =
   '(?<![a-z0-9])(?:vitest|jest|mocha|jasmine|ava|pytest|py\\.test|_pytest|hypothesis|unittest|nose2?|tinypool|vite-node|conftest|pluggy|xdist|node:test|--test)(?![a-z0-9])' +
-  '|\\.(?:test|spec)(?:\\.|$)|(?<![a-z0-9])test_|_test\\.py|__tests__|(?:^|/)tests?/';
+  '|\\.(?:test|spec)(?:\\.|$)|(?<![a-z0-9])test_|_test\\.py|__tests__';
 const RUNNER_WORD = new RegExp(RUNNER_WORD_SOURCE, 'i');
 /** What an environment value is compared with to ask "is this the test run": `NODE_ENV === 'test'`. */
 const TEST_MODE = /^\s*test(?:ing)?\s*$/i;

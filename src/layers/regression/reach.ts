@@ -12,21 +12,58 @@
  * `ast` (run in the sandbox) for Python. Only what the patch added counts: a
  * reach the base's copy of the file already had is not this patch's doing.
  * Reading the command line is what an entry point is for: such reads count
- * only outside the files the base declares as entry points.
+ * only outside the files the base declares as entry points, and library code
+ * that newly imports an entry point counts instead.
  */
 import { testSideFor } from '../../overlay/test-side.js';
 import { loadTypescript } from '../../util/typescript.js';
 import type { Finding, LayerContext } from '../types.js';
-import { entryPoints } from './reach-entry.js';
-import { jsReach } from './reach-js.js';
+import { EntryPoints, jsLoadTargets, pyLoadTargets } from './reach-entry.js';
+import { jsScan } from './reach-js.js';
 import { pythonReach } from './reach-python.js';
-import { type Reach, reachNext } from './reach-rules.js';
+import { type Load, type Reach, reachNext } from './reach-rules.js';
 
 const JS_FILE = /\.(?:[cm]?[jt]sx?)$/;
 const PY_FILE = /\.py$/;
 
+type Sides<T> = { head: T[]; base: T[] };
+
+/** What `head` has that `base` has not, counted per key: a second copy of what the base had is new. */
+function added<T>(sides: Sides<T>, key: (x: T) => string): T[] {
+  const before = new Map<string, number>();
+  for (const x of sides.base) before.set(key(x), (before.get(key(x)) ?? 0) + 1);
+  const out: T[] = [];
+  for (const x of sides.head) {
+    const left = before.get(key(x)) ?? 0;
+    if (left > 0) before.set(key(x), left - 1);
+    else out.push(x);
+  }
+  return out;
+}
+
+/** The same revisions, each file read from git at most once (the entry-point check asks about many). */
+function cachedReads(ctx: LayerContext): LayerContext {
+  const cached = (read: (f: string) => Promise<string | undefined>) => {
+    const seen = new Map<string, Promise<string | undefined>>();
+    return (f: string) => {
+      let r = seen.get(f);
+      if (!r) {
+        r = read(f);
+        seen.set(f, r);
+      }
+      return r;
+    };
+  };
+  return {
+    ...ctx,
+    base: { ...ctx.base, readCommitted: cached(ctx.base.readCommitted) },
+    head: { ...ctx.head, readCommitted: cached(ctx.head.readCommitted) },
+  };
+}
+
 /** Every reach the patch added to production code, per file, before any finding is made. */
-export async function addedReaches(ctx: LayerContext): Promise<{ file: string; reach: Reach }[]> {
+export async function addedReaches(gate: LayerContext): Promise<{ file: string; reach: Reach }[]> {
+  const ctx = cachedReads(gate);
   const side = testSideFor(ctx.config);
   const wanted = ctx.changes.filter(
     (c) => c.kind !== 'deleted' && !side.isTestPath(c.path) && (JS_FILE.test(c.path) || PY_FILE.test(c.path)),
@@ -39,15 +76,21 @@ export async function addedReaches(ctx: LayerContext): Promise<{ file: string; r
       base: await ctx.base.readCommitted(c.from ?? c.path),
     })),
   );
-  const perFile = new Map<string, { head: Reach[]; base: Reach[] }>();
+  const perFile = new Map<string, Sides<Reach> & { loads: Sides<Load> }>();
   const js = texts.filter((t) => JS_FILE.test(t.change.path));
   if (js.length > 0) {
     const ts = await loadTypescript();
-    for (const t of js)
+    const scan = (file: string, text: string | undefined) =>
+      text === undefined ? { reaches: [], loads: [] } : jsScan(ts, file, text, side.isTestPath);
+    for (const t of js) {
+      const head = scan(t.change.path, t.head);
+      const base = scan(t.change.path, t.base);
       perFile.set(t.change.path, {
-        head: t.head === undefined ? [] : jsReach(ts, t.change.path, t.head, side.isTestPath),
-        base: t.base === undefined ? [] : jsReach(ts, t.change.path, t.base, side.isTestPath),
+        head: head.reaches,
+        base: base.reaches,
+        loads: { head: head.loads, base: base.loads },
       });
+    }
   }
   let scriptModules: string[] = [];
   const python = texts.filter((t) => PY_FILE.test(t.change.path));
@@ -56,26 +99,49 @@ export async function addedReaches(ctx: LayerContext): Promise<{ file: string; r
     for (const [file, r] of parsed.perFile) perFile.set(file, r);
     scriptModules = parsed.scriptModules;
   }
-  const entries = await entryPoints(
-    ctx,
-    texts.map((t) => ({ path: t.change.path, base: t.base })),
-    scriptModules,
-  );
+  const entries = new EntryPoints(ctx, scriptModules);
 
   const out: { file: string; reach: Reach }[] = [];
   for (const [file, sides] of perFile) {
-    const counts = (rs: Reach[]) => rs.filter((r) => !(r.entryOk && entries.has(file)));
-    // Counted per kind of reach, so a second copy of a reach the base had is still new.
-    const before = new Map<string, number>();
-    const key = (r: Reach) => `${r.what}\u241f${r.detail}`;
-    for (const r of counts(sides.base)) before.set(key(r), (before.get(key(r)) ?? 0) + 1);
-    for (const r of counts(sides.head)) {
-      const left = before.get(key(r)) ?? 0;
-      if (left > 0) before.set(key(r), left - 1);
-      else out.push({ file, reach: r });
+    const isEntry = await entries.has(file);
+    const counted = (rs: Reach[]) => rs.filter((r) => !(r.entryOk && isEntry));
+    for (const r of added(
+      { head: counted(sides.head), base: counted(sides.base) },
+      (r) => `${r.what}\u241f${r.detail}`,
+    ))
+      out.push({ file, reach: r });
+    if (isEntry) continue;
+    for (const load of added(sides.loads, (l) => l.spec)) {
+      const target = await loadedEntryPoint(ctx, entries, file, load);
+      if (target)
+        out.push({
+          file,
+          reach: {
+            line: load.line,
+            shape: 'command-line',
+            what: `imports the entry point ${target} (what an entry point reads from the command line must not reach library code)`,
+            detail: target,
+          },
+        });
     }
   }
-  return out;
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.reach.line - b.reach.line));
+}
+
+/** The entry point a load names, if it names one that exists on either side. */
+async function loadedEntryPoint(
+  ctx: LayerContext,
+  entries: EntryPoints,
+  file: string,
+  load: Load,
+): Promise<string | undefined> {
+  const targets = PY_FILE.test(file) ? pyLoadTargets(file, load.spec) : jsLoadTargets(file, load.spec);
+  for (const t of targets) {
+    const exists =
+      (await ctx.head.readCommitted(t)) !== undefined || (await ctx.base.readCommitted(t)) !== undefined;
+    if (exists && (await entries.has(t))) return t;
+  }
+  return undefined;
 }
 
 export async function reachFindings(ctx: LayerContext, layer: string): Promise<Finding[]> {

@@ -88,6 +88,41 @@ describe('reach: JavaScript code that sniffs the command line', () => {
     expect(found[0]?.evidence.word).toBe('vitest');
   });
 
+  it('rejects library code that newly imports the declared bin: what the bin reads must not reach it', async () => {
+    const found = await reach(cli, {
+      ...cli,
+      'bin/tool.js': '#!/usr/bin/env node\nexport const flag = process.argv.length > 2;\n',
+      'src/lib.ts': "import { flag } from '../bin/tool.js';\nexport const fast = () => flag;\n",
+    });
+    expect(found.map((f) => f.evidence)).toEqual([
+      expect.objectContaining({ path: 'src/lib.ts', line: 1, shape: 'command-line', detail: 'bin/tool.js' }),
+    ]);
+  });
+
+  it('takes no entry point from a package.json the base cannot parse (fail closed)', async () => {
+    const base = {
+      'package.json': '{"name": "tool", "bin": "./bin/tool.js",\n',
+      'bin/tool.js': 'export {};\n',
+    };
+    const found = await reach(base, {
+      ...base,
+      'bin/tool.js': 'export const args = process.argv.slice(2);\n',
+    });
+    expect(shapes(found)).toEqual([['command-line', 1]]);
+  });
+
+  it('reads a 40-link method chain at the cost of its length (resolution is memoised per node)', async () => {
+    // Without the memo, each link resolves its receiver three times over: 3^40 steps, a run that never ends.
+    const chain = Array.from({ length: 40 }, (_, i) => `.replace('${i}', '')`).join('');
+    expect(
+      shapes(
+        await js(
+          `export const v = (s: string) => s${chain};\nexport const w = process.env[String(1)${chain}];`,
+        ),
+      ),
+    ).toEqual([['environment', 3]]);
+  });
+
   it('does not take an entry point from the head: a bin the patch declares is still library code', async () => {
     const base = { 'package.json': '{"name": "lib"}\n', 'src/lib.js': 'export const one = 1;\n' };
     const found = await reach(base, {
@@ -260,6 +295,29 @@ describe('reach: JavaScript code that sniffs the test machinery', () => {
     expect(await js(code)).toEqual([]);
   });
 
+  it.each([
+    [
+      "export const m = () => {\n  switch (process.env.NODE_ENV) {\n    case 'test':\n      return 1;\n  }\n};",
+      'switch',
+    ],
+    ["export const m = ['test', 'ci'].includes(process.env.MODE ?? '');", 'a list of modes'],
+    ['export const m = /jest/.test(process.env.npm_lifecycle_script ?? "");', 'a regular expression'],
+    [
+      "const mode = process.env.APP_MODE;\nexport const m = mode?.toLowerCase() === 'test';",
+      'an alias, lower-cased',
+    ],
+  ])('rejects an environment value compared with a test mode through %s (%s)', async (code) => {
+    const found = await js(code);
+    expect(found.map((f) => f.evidence.shape)).toEqual(['runner-variable']);
+    expect(found[0]?.evidence.word).toBeDefined();
+  });
+
+  it('accepts an environment value read in a config object that also lists test globs', async () => {
+    const code =
+      "export default {\n  include: ['tests/**/*.test.ts', 'test_*.js'],\n  name: process.env.BUILD_NAME,\n};";
+    expect(await js(code)).toEqual([]);
+  });
+
   it('does not let `declare const expect` hide the global', async () => {
     expect(shapes(await js('declare const expect: unknown;\nexport const a = typeof expect;'))).toEqual([
       ['test-global', 3],
@@ -415,6 +473,20 @@ describe('reach: Python code that sniffs the test run', () => {
     expect(await py(code)).toEqual([]);
   });
 
+  it.each([
+    ["import os\n\nmatch os.environ.get('APP'):\n    case 'test':\n        FAST = True", 'match'],
+    ["import os\nFAST = os.environ.get('APP', '').lower() in ('test', 'ci')", 'a tuple, lower-cased'],
+    ["import os, re\nFAST = re.match('pytest', os.environ.get('RUNNER', ''))", 're.match'],
+  ])('rejects an environment value compared with a test mode through %s (%s)', async (code) => {
+    const found = await py(code);
+    expect(found.map((f) => f.evidence.shape)).toEqual(['runner-variable']);
+  });
+
+  it('accepts an environment value read in a config dict that also lists test paths', async () => {
+    const code = "import os\nCONFIG = {'paths': ['tests/', 'test_x.py'], 'name': os.environ.get('NAME')}";
+    expect(await py(code)).toEqual([]);
+  });
+
   it('accepts sys.argv under the __main__ guard and in the function the guard calls', async () => {
     const code = [
       'import sys',
@@ -449,6 +521,38 @@ describe('reach: Python code that sniffs the test run', () => {
       'src/calc/__main__.py': 'import sys\nprint(sys.argv)\n',
     };
     expect(await reach(base, head, PYTEST)).toEqual([]);
+  });
+
+  it.each([
+    ['from calc.__main__ import FLAG', 'an absolute import'],
+    ['from .__main__ import FLAG', 'a relative import'],
+    ['from calc import __main__', 'the submodule by name'],
+  ])('rejects library code that newly imports __main__.py through %s (%s)', async (load) => {
+    const base = { 'src/calc/__init__.py': '', 'src/calc/core.py': 'X = 1\n' };
+    const head = {
+      ...base,
+      'src/calc/__main__.py': 'import sys\nFLAG = len(sys.argv) > 1\n',
+      'src/calc/core.py': `${load}\nX = 1\n`,
+    };
+    const found = await reach(base, head, PYTEST);
+    expect(found.map((f) => f.evidence)).toEqual([
+      expect.objectContaining({
+        path: 'src/calc/core.py',
+        line: 1,
+        shape: 'command-line',
+        detail: 'src/calc/__main__.py',
+      }),
+    ]);
+  });
+
+  it('takes no console script from a pyproject.toml the base cannot parse (fail closed)', async () => {
+    const pyproject = '[project\nname = "calc"\n\n[project.scripts]\ncalc = "calc.cli:main"\n';
+    const base = { 'pyproject.toml': pyproject, 'src/calc/cli.py': 'X = 1\n' };
+    const head = {
+      'pyproject.toml': pyproject,
+      'src/calc/cli.py': 'import sys\n\n\ndef main():\n    return sys.argv\n',
+    };
+    expect(shapes(await reach(base, head, PYTEST))).toEqual([['command-line', 5]]);
   });
 
   it('does not take a console script from the head: a script the patch declares is still library code', async () => {

@@ -177,6 +177,11 @@ class Reach:
             return
         self.hits.append([getattr(node, "lineno", 0), kind, detail, bool(entry_ok), word, via])
 
+    def load(self, node, level, module, name):
+        """A module loaded by name, as `level|module|name`, for the gate's entry-point check."""
+        if self.nesting == 0:
+            self.hits.append([getattr(node, "lineno", 0), "load", f"{level}|{module}|{name}", False, None, None])
+
     def entry(self, node, kind, detail):
         word = self.word_near(node)
         self.hit(node, kind, detail, entry_ok=word is None, word=word)
@@ -198,7 +203,60 @@ class Reach:
             n = p
 
     def word_near(self, node, env=False):
-        for n in ast.walk(self.context_of(node)):
+        """The first test runner's name among the strings of the statement `node` is read in."""
+        return self.word_in(self.context_of(node), env)
+
+    def compared_word(self, node):
+        """The runner's name (or `test`) a value is compared with: `x == 'test'`, `x in ('test', 'ci')`,
+        `x.startswith('py')`, `re.match('test', x)`, `match x: case 'test'`, through `x.lower()` and the like.
+        Only the comparison counts, not the rest of its statement."""
+        n = node
+        for _ in range(8):
+            p = self.r.parent(n)
+            # The chain ends in a method of the value (`os.environ.get('X').lower`): judge the call it makes.
+            if isinstance(n, ast.Attribute) and isinstance(p, ast.Call) and p.func is n:
+                if n.attr in ("startswith", "endswith", "find", "index", "count", "__eq__", "__contains__"):
+                    return self.words_of(p.args)
+                if n.attr not in ("lower", "upper", "strip", "casefold", "lstrip", "rstrip"):
+                    return None
+                n = p
+                continue
+            if isinstance(p, ast.Compare):
+                others = [p.left] + p.comparators
+                return self.words_of([o for o in others if o is not n])
+            if isinstance(p, ast.Attribute) and p.value is n:
+                call = self.r.parent(p)
+                if isinstance(call, ast.Call) and call.func is p:
+                    if p.attr in ("startswith", "endswith", "find", "index", "count", "__eq__", "__contains__"):
+                        return self.words_of(call.args)
+                    if p.attr in ("lower", "upper", "strip", "casefold", "lstrip", "rstrip"):
+                        n = call
+                        continue
+                return None
+            if isinstance(p, ast.Call) and n in p.args:
+                f = self.r.resolve(p.func)
+                if f and f[0] == "re" and len(f) == 2 and p.args and p.args[0] is not n:
+                    return self.words_of([p.args[0]])
+                if isinstance(p.func, ast.Attribute) and p.func.attr in ("__contains__", "__eq__", "startswith"):
+                    return self.words_of([p.func.value])
+                return None
+            if isinstance(p, ast.Match) and p.subject is n:
+                return self.words_of([c.pattern for c in p.cases])
+            if isinstance(p, ast.BoolOp):
+                n = p
+                continue
+            return None
+        return None
+
+    def words_of(self, nodes):
+        for n in nodes:
+            w = self.word_in(n, True)
+            if w:
+                return w
+        return None
+
+    def word_in(self, root, env=False):
+        for n in ast.walk(root):
             if isinstance(n, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Name, ast.Call, ast.Subscript)):
                 v = self.r.fold_any(n, 1)
                 texts = v if isinstance(v, list) else [v]
@@ -288,7 +346,10 @@ class Reach:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.hit(node, "import", alias.name)
+                    self.load(node, 0, alias.name, "")
             elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    self.load(node, node.level, node.module or "", alias.name)
                 if node.level == 0 and node.module:
                     self.hit(node, "import", node.module)
                     if any(a.name == "*" for a in node.names) and node.module.split(".")[0] in ESCAPE_ROOTS | {"faulthandler"}:
@@ -579,7 +640,7 @@ class Reach:
         elif PYTEST_VAR.match(k):
             self.hit(node, "pytest-env", k)
         else:
-            word = self.word_near(node, env=True)
+            word = self.compared_word(node)
             if word is not None:
                 self.hit(node, "runner-variable", f"{base}['{k}']", word=word)
 
@@ -632,6 +693,7 @@ class Reach:
         if name is not None:
             if not name.startswith("."):
                 self.hit(call, "import", name)
+                self.load(call, 0, name, "")
             return
         if not self.relative_or_own(call.args[0]):
             self.hit(call, "computed-import", f"{ast.unparse(call.func)}(…)")
