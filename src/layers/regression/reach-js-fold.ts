@@ -83,6 +83,18 @@ export class JsFolder {
       return undefined;
     }
     if (ts.isCallExpression(node)) return cap(this.foldCall(node, next));
+    // String.raw`VITEST`
+    if (ts.isTaggedTemplateExpression(node) && this.r.resolve(node.tag, next)?.join('.') === 'String.raw') {
+      const t = node.template;
+      if (ts.isNoSubstitutionTemplateLiteral(t)) return t.rawText ?? t.text;
+      let out = t.head.rawText ?? t.head.text;
+      for (const span of t.templateSpans) {
+        const v = this.fold(span.expression, next);
+        if (v === undefined) return undefined;
+        out += v + (span.literal.rawText ?? span.literal.text);
+      }
+      return cap(out);
+    }
     return undefined;
   }
 

@@ -255,6 +255,7 @@ export class JsResolver {
       const walk = (n: TS.Node): void => {
         if (ts.isIdentifier(n)) mentions.add(n.text);
         else if (ts.isMetaProperty(n)) meta = true;
+        else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) meta = true;
         else if (
           (ts.isCallExpression(n) || ts.isNewExpression(n)) &&
           HELPERS.has(headName(ts, n.expression) ?? '')
@@ -301,6 +302,15 @@ export class JsResolver {
         site(n.name, n.initializer);
       else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken)
         site(n.left, n.right);
+      else if (
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        n.expression.name.text === 'then' &&
+        n.arguments[0] &&
+        (ts.isArrowFunction(n.arguments[0]) || ts.isFunctionExpression(n.arguments[0])) &&
+        n.arguments[0].parameters[0]
+      )
+        site(n.arguments[0].parameters[0].name, n.expression.expression);
       else if (ts.isImportDeclaration(n) && ts.isStringLiteralLike(n.moduleSpecifier)) {
         if (moduleRoot(n.moduleSpecifier.text) && n.importClause)
           for (const x of namesOf(n.importClause)) out.add(x);
@@ -448,6 +458,8 @@ export class JsResolver {
         : (this.fold(node.argumentExpression, next) ?? COMPUTED);
       const left = this.resolve(node.expression, next);
       if (left) return normalize([...left, key]);
+      // `({}).constructor.constructor`, `(() => {}).constructor`: the Function constructor, an eval.
+      if (key === 'constructor' && this.reachesFunction(node.expression)) return ['Function'];
       // `const o = { e: process.env }; o.e[k]`: a member of a constant object literal.
       const member = this.folder.memberOf(node.expression, key, next);
       return member ? this.resolve(member, next) : undefined;
@@ -528,7 +540,8 @@ export class JsResolver {
   private resolveDeclaration(d: TS.Declaration, depth: number): RuntimePath | undefined {
     const ts = this.ts;
     if (ts.isVariableDeclaration(d)) return d.initializer ? this.resolve(d.initializer, depth) : undefined;
-    if (ts.isParameter(d)) return d.initializer ? this.resolve(d.initializer, depth) : undefined;
+    if (ts.isParameter(d))
+      return d.initializer ? this.resolve(d.initializer, depth) : this.thenValue(d, depth);
     if (ts.isBindingElement(d)) return this.resolveBinding(d, depth);
     if (ts.isImportSpecifier(d)) {
       const root = this.importRoot(d.parent.parent.parent.moduleSpecifier);
@@ -539,6 +552,31 @@ export class JsResolver {
     if (ts.isImportEqualsDeclaration(d) && ts.isExternalModuleReference(d.moduleReference))
       return this.importRoot(d.moduleReference.expression);
     return undefined;
+  }
+
+  /** `import('node:process').then((p) => p.argv)`: the callback's first parameter is what the promise holds. */
+  private thenValue(d: TS.ParameterDeclaration, depth: number): RuntimePath | undefined {
+    const ts = this.ts;
+    const fn = d.parent;
+    if (!(ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) || fn.parameters[0] !== d) return undefined;
+    const call = fn.parent;
+    if (
+      !ts.isCallExpression(call) ||
+      call.arguments[0] !== fn ||
+      !ts.isPropertyAccessExpression(call.expression)
+    )
+      return undefined;
+    if (call.expression.name.text !== 'then') return undefined;
+    return this.resolve(call.expression.expression, depth);
+  }
+
+  /** The expression is a function, or an object whose constructor's constructor is Function. */
+  private reachesFunction(node: TS.Expression): boolean {
+    const ts = this.ts;
+    let e: TS.Expression = node;
+    while (ts.isParenthesizedExpression(e)) e = e.expression;
+    if (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isClassExpression(e)) return true;
+    return ts.isPropertyAccessExpression(e) && e.name.text === 'constructor';
   }
 
   private importRoot(spec: TS.Expression): RuntimePath | undefined {

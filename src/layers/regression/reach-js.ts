@@ -449,6 +449,16 @@ class Scan {
       return this.escape('globalThis', node, use);
     }
     if (a === COMPUTED) return this.found('global-scope', 'globalThis[…]');
+    if (
+      (a === 'hasOwnProperty' || a === 'propertyIsEnumerable') &&
+      use.kind === 'call' &&
+      path.length === 2
+    ) {
+      const arg = this.callOf(node).arguments[0];
+      const k = arg ? this.r.fold(arg) : undefined;
+      if (k === undefined) return this.found('global-scope', 'globalThis[…] looked up');
+      return TEST_GLOBALS.has(k) || HIDDEN_GLOBAL.test(k) ? this.found('test-global', k) : undefined;
+    }
     if (TEST_GLOBALS.has(a) || HIDDEN_GLOBAL.test(a)) {
       if (use.kind === 'write')
         return { shape: 'test-global', what: `replaces the test global '${a}'`, detail: a };

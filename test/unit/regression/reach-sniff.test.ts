@@ -232,6 +232,27 @@ describe('reach: JavaScript code that sniffs the test machinery', () => {
     ],
     ['export const h = process._getActiveHandles();', 'runtime-internals', 'process internals'],
     ['export const hand = (f: (p: unknown) => void) => f(process);', 'escape', 'process handed on'],
+    [
+      "export const a = globalThis.hasOwnProperty('describe');",
+      'test-global',
+      'hasOwnProperty on globalThis',
+    ],
+    [
+      "export const a = (k: string) => ({}).constructor.constructor('return this')()[k];",
+      'global-scope',
+      'Function reached through constructors',
+    ],
+    [
+      "export const a = (() => 0).constructor('return typeof expect')();",
+      'test-global',
+      'a function literal constructor',
+    ],
+    [
+      "export const a = import('node:process').then((p) => p.argv.length);",
+      'command-line',
+      'a dynamic import awaited with then',
+    ],
+    ['export const a = process.env[String.raw`VITEST`];', 'runner-variable', 'String.raw'],
     ['export const env = () => process.env;', 'environment', 'the environment handed on'],
     ["export const copy = { ...process.env, X: '1' };", 'environment', 'an exported copy of the environment'],
     [
@@ -437,6 +458,10 @@ describe('reach: Python code that sniffs the test run', () => {
       'the captured stream',
     ],
     ['import sys\nok = lambda f: f(sys)', 'escape', 'sys handed on'],
+    ['import logging\nok = lambda: logging.currentframe()', 'call-stack', 'logging.currentframe'],
+    ['import sys\nok = sys.modules.__len__()', 'module-registry', 'a dunder of the registry'],
+    ['import os\nok = os.environ.__len__()', 'environment', 'a dunder of the environment'],
+    ['import os\nok = os.environ.get.__self__', 'environment', 'the mapping behind a bound method'],
     ['import os\n\n\ndef env():\n    return os.environ', 'environment', 'the environment handed on'],
     ['import os\nENV = os.environ', 'environment', 'a module attribute importers read'],
     ['import os\nclass C:\n    e = os.environ', 'environment', 'a class attribute'],

@@ -68,6 +68,7 @@ ENUMERATE_FUNCS = {
 }
 ESCAPE_ROOTS = {"sys", "builtins", "inspect", "traceback", "gc", "importlib", "__main__", "os", "posix", "nt"}
 INTROSPECTION = {"__module__", "__file__", "__qualname__", "__spec__", "__loader__", "__class__", "__name__"}
+ENV_WRITES = {"setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__", "copy", "putenv"}
 SPAWNERS = {"Popen", "run", "call", "check_call", "check_output", "execve", "execvpe", "spawnve", "spawnvpe",
             "posix_spawn", "posix_spawnp", "create_subprocess_exec", "create_subprocess_shell"}
 STREAMS = {"stdout", "stderr", "stdin", "__stdout__", "__stderr__", "__stdin__"}
@@ -79,6 +80,7 @@ STACK_CALLS = {
     ("inspect", "stack"), ("inspect", "currentframe"), ("inspect", "getouterframes"), ("inspect", "trace"),
     ("traceback", "extract_stack"), ("traceback", "format_stack"), ("traceback", "print_stack"),
     ("traceback", "walk_stack"), ("gc", "get_objects"), ("gc", "get_referrers"), ("gc", "get_referents"),
+    ("logging", "currentframe"),
 }
 FLAGS = {("sys", "argv"), ("sys", "orig_argv"), ("sys", "flags"), ("sys", "warnoptions"), ("sys", "_xoptions"),
          ("faulthandler", "is_enabled")}
@@ -507,9 +509,10 @@ class Reach:
             self.hit(node, "sys-modules", "sys.modules[...] is written")
             return
         if k.endswith("()"):
+            # Any other method reads it whole (`__len__()`, `__repr__()`): the registry enumerated.
             if k[:-2] in REGISTRY_WRITES:
                 self.hit(node, "sys-modules", f"sys.modules.{k}")
-            elif k[:-2] in ENUMERATING_METHODS:
+            else:
                 self.hit(node, "module-registry", "sys.modules enumerated")
             return
         if k in REGISTRY_WRITES | ENUMERATING_METHODS | MAPPING_GET and kind == "call":
@@ -600,12 +603,14 @@ class Reach:
         k = rest[0]
         if kind == "write":
             return
-        if k.startswith("_") and not k.endswith("()"):
-            # os.environ._data: the raw mapping, readable by any key.
-            self.hit(node, "environment", f"{base}.{k}")
+        private = next((r for r in rest if r.startswith("_") and not r.endswith("()")), None)
+        if private is not None:
+            # os.environ._data, os.environ.get.__self__: the raw mapping, readable by any key.
+            self.hit(node, "environment", f"{base}.{private}")
             return
         if k.endswith("()"):
-            if k[:-2] in ENUMERATING_METHODS:
+            # Writes and copies give nothing away; any other method reads it whole (`__len__()`, `keys()`).
+            if k[:-2] not in ENV_WRITES:
                 self.hit(node, "environment", f"{base} enumerated")
             return
         if k in ENUMERATING_METHODS | MAPPING_GET and kind == "call":
