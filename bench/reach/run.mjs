@@ -51,7 +51,9 @@ const { addedReaches } = await import(new URL('layers/regression/reach.js', dist
 const { jsReach } = await import(new URL('layers/regression/reach-js.js', dist).href);
 const { PYTHON_REACH_PATH } = await import(new URL('layers/regression/reach-python.js', dist).href);
 const { parsePythonTexts } = await import(new URL('runners/harness/python-parse.js', dist).href);
-const { RUNNER_WORD_SOURCE } = await import(new URL('layers/regression/reach-rules.js', dist).href);
+const { RUNNER_WORD_SOURCE, TEST_FLAG_SOURCE } = await import(
+  new URL('layers/regression/reach-rules.js', dist).href
+);
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
 const { testSideFor } = await import(new URL('overlay/test-side.js', dist).href);
 const { changedPaths } = await import(new URL('git/changes.js', dist).href);
@@ -311,7 +313,7 @@ if (texts.py.length > 0) {
         python: 'python3',
         env: { PATH: process.env.PATH },
         texts: map,
-        settings: { words: RUNNER_WORD_SOURCE, manifests: {} },
+        settings: { words: RUNNER_WORD_SOURCE, testFlag: TEST_FLAG_SOURCE, manifests: {} },
       });
       if (r > 0) pyTimes[label].push(performance.now() - t0);
     }

@@ -8,7 +8,14 @@
 import type TS from 'typescript';
 import { JsContext, type Use } from './reach-js-context.js';
 import { COMPUTED, HIDDEN_GLOBAL, JsResolver, type RuntimePath, TEST_GLOBALS } from './reach-js-resolve.js';
-import { classifyJsImport, type Load, type Reach, type ReachShape, reachText } from './reach-rules.js';
+import {
+  classifyJsImport,
+  isTestFlag,
+  type Load,
+  type Reach,
+  type ReachShape,
+  reachText,
+} from './reach-rules.js';
 
 const EXIT_CALLS = new Set(['exit', 'reallyExit', 'abort', 'kill']);
 const EXIT_EVENTS = new Set(['exit', 'beforeExit', 'uncaughtException', 'unhandledRejection']);
@@ -402,7 +409,7 @@ class Scan {
   }
 
   private envKey(base: string, key: string, node: TS.Node): Found | undefined {
-    if (RUNNER_VAR.test(key))
+    if (RUNNER_VAR.test(key) || isTestFlag(key))
       return { shape: 'runner-variable', what: `reads the test runner variable ${key}`, detail: key };
     const word = this.c.comparedWord(node);
     if (word === undefined) return undefined;

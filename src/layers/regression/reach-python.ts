@@ -18,6 +18,7 @@ import {
   type ReachShape,
   RUNNER_WORD_SOURCE,
   reachText,
+  TEST_FLAG_SOURCE,
 } from './reach-rules.js';
 
 export const PYTHON_REACH_PATH: string = shippedPythonFile('patchgate_reach.py');
@@ -102,7 +103,7 @@ export async function pythonReach(
     env: ctx.env,
     signal: ctx.signal,
     texts,
-    settings: { words: RUNNER_WORD_SOURCE, manifests },
+    settings: { words: RUNNER_WORD_SOURCE, testFlag: TEST_FLAG_SOURCE, manifests },
   })) as Record<string, FileAnswer | string[] | undefined>;
   const perFile: PythonReach['perFile'] = new Map();
   for (const f of files) {

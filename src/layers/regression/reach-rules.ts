@@ -68,6 +68,20 @@ const RUNNER_WORD = new RegExp(RUNNER_WORD_SOURCE, 'i');
 /** What an environment value is compared with to ask "is this the test run": `NODE_ENV === 'test'`. */
 const TEST_MODE = /^\s*test(?:ing)?\s*$/i;
 
+/**
+ * A variable whose name says "the tests are running" (`TESTING`, `IS_TEST`, `TEST_MODE`, `RUNNING_TESTS`):
+ * set by a test setup, never by a user, so production code that reads it asks whether it runs under test.
+ * Names that merely start with TEST (`TEST_DATABASE_URL`) are configuration, not this. Shared with the
+ * Python reader.
+ */
+export const TEST_FLAG_SOURCE =
+  '^(?:(?:is|in|under|running|run|unit|e2e)_?)*tests?(?:ing)?(?:_?(?:mode|env|run|ing|ing_mode))?$';
+const TEST_FLAG = new RegExp(TEST_FLAG_SOURCE, 'i');
+
+export function isTestFlag(variable: string): boolean {
+  return TEST_FLAG.test(variable);
+}
+
 /** The runner's name in `text`, if any; `env` adds the bare word `test` (an environment value compared with it). */
 export function runnerWord(text: string, env = false): string | undefined {
   const m = RUNNER_WORD.exec(text);

@@ -196,6 +196,8 @@ describe('reach: JavaScript code that sniffs the test machinery', () => {
     ],
     ["export const a = process.env[atob('VklURVNU')];", 'runner-variable', 'base64'],
     ["export const a = process.env.NODE_ENV === 'test';", 'runner-variable', "NODE_ENV compared with 'test'"],
+    ['export const a = Boolean(process.env.IS_TEST);', 'runner-variable', 'a variable named as a test flag'],
+    ["export const a = process.env['TEST' + 'ING'] ? 1 : 2;", 'runner-variable', 'TESTING, built'],
     ["export const a = import.meta.env.MODE === 'test';", 'runner-variable', 'import.meta.env.MODE'],
     ['export const s = () => new Error().stack;', 'call-stack', 'a fresh stack'],
     [
@@ -290,6 +292,7 @@ describe('reach: JavaScript code that sniffs the test machinery', () => {
 
   it.each([
     ['export const a = process.env.HOME;', 'a literal variable'],
+    ['export const a = process.env.TEST_DATABASE_URL;', 'configuration that starts with TEST'],
     ["spawn('node', [], { env: { ...process.env, X: '1' } });", 'a copy for a child process'],
     [
       "const env = { ...process.env, X: '1' };\nfork('w.js', [], { env });",
@@ -440,6 +443,7 @@ describe('reach: Python code that sniffs the test run', () => {
       'a built pytest variable',
     ],
     ["import os\nok = os.environ.get('APP_ENV') == 'test'", 'runner-variable', "a mode compared with 'test'"],
+    ["import os\nok = 'TESTING' in os.environ", 'runner-variable', 'a variable named as a test flag'],
     [
       "import sys\nok = getattr(sys, '_called_from_test', False)",
       'global-scope',
@@ -480,6 +484,7 @@ describe('reach: Python code that sniffs the test run', () => {
     ['import sys\nok = sys.modules[cls.__module__].__dict__', "a class's own module"],
     ["import sys\nok = 'numpy' in sys.modules", 'an optional dependency'],
     ["import os\nok = os.environ.get('HOME')", 'a literal variable'],
+    ["import os\nok = os.environ['TEST_DATABASE_URL']", 'configuration that starts with TEST'],
     [
       "import os, subprocess\n\n\ndef run():\n    env = os.environ.copy()\n    env['X'] = '1'\n    subprocess.run(['x'], env=env)",
       'a copy for a child process',

@@ -52,6 +52,7 @@ del sys.path[0]
 PYTEST_VAR = re.compile(r"^(?:PYTEST_\w+|_PYTEST_\w+|PATCHGATE_\w+|COV_CORE_\w+)$")
 TEST_MODE = re.compile(r"^\s*test(?:ing)?\s*$", re.IGNORECASE)
 WORDS = None
+TEST_FLAG = None
 
 # The attributes a pristine interpreter has: any other private one was set at run time, by a conftest say.
 PRISTINE = {"sys": set(dir(sys)), "os": set(dir(_os)), "builtins": set(dir(_builtins))}
@@ -644,6 +645,8 @@ class Reach:
             self.hit(node, "environment", f"{base}[…]")
         elif PYTEST_VAR.match(k):
             self.hit(node, "pytest-env", k)
+        elif TEST_FLAG and TEST_FLAG.match(k):
+            self.hit(node, "runner-variable", k)
         else:
             word = self.compared_word(node)
             if word is not None:
@@ -817,11 +820,12 @@ def script_modules(manifests):
 
 
 def main():
-    global WORDS
+    global WORDS, TEST_FLAG
     with open(sys.argv[1], encoding="utf-8") as f:
         request = json.load(f)
     settings = request.get("settings") or {}
     WORDS = re.compile(settings["words"], re.IGNORECASE) if settings.get("words") else None
+    TEST_FLAG = re.compile(settings["testFlag"], re.IGNORECASE) if settings.get("testFlag") else None
     answer = {}
     for key, path in request["files"].items():
         try:
