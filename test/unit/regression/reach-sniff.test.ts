@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { PatchgateConfigInput } from '../../../src/config/schema.js';
 import { reachFindings } from '../../../src/layers/regression/reach.js';
 import type { Finding } from '../../../src/layers/types.js';
+import { tempDir } from '../../helpers/gitdir.js';
 import { reachContext, type Texts } from '../../helpers/reach-context.js';
 
 const PYTEST: PatchgateConfigInput = { tests: { preset: 'pytest' } };
@@ -592,6 +593,12 @@ describe('reach: Python code that sniffs the test run', () => {
       'src/calc/core.py': 'import sys\n\n\ndef main():\n    return sys.argv\n',
     };
     expect(shapes(await reach(base, head, PYTEST))).toEqual([['command-line', 5]]);
+  });
+
+  it('is an error, never a pass, when the sandboxed Python reader gives no answer (no interpreter on PATH)', async () => {
+    const ctx = await reachContext({}, { 'src/calc.py': 'import sys\nX = sys.argv\n' }, PYTEST);
+    const broken = { ...ctx, env: { ...ctx.env, PATH: tempDir('pg-no-python-') } };
+    await expect(reachFindings(broken, 'regression')).rejects.toThrow(/python3 -I -S \S*patchgate_reach\.py/);
   });
 
   it("folds every split of 'pytest' joined by +, an f-string, join or slicing", async () => {
