@@ -118,8 +118,17 @@ class Scan {
         if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
           const decls = this.r.symbolOf(n.expression)?.declarations ?? [];
           const [d] = decls;
-          // Bound once, at the top level: the function the guard calls is this one.
-          if (d && decls.length === 1 && ts.isFunctionDeclaration(d) && d.parent === this.source)
+          // Bound once, at the top level, and not exported (a test would call an export directly).
+          const exported = (n: TS.Node) =>
+            !!ts.canHaveModifiers(n) &&
+            !!ts.getModifiers(n)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+          if (
+            d &&
+            decls.length === 1 &&
+            ts.isFunctionDeclaration(d) &&
+            d.parent === this.source &&
+            !exported(d)
+          )
             this.mainFunctions.add(d);
           else if (
             d &&
@@ -127,6 +136,7 @@ class Scan {
             ts.isVariableDeclaration(d) &&
             d.parent.flags & ts.NodeFlags.Const &&
             d.parent.parent.parent === this.source &&
+            !exported(d.parent.parent) &&
             d.initializer &&
             (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer))
           )

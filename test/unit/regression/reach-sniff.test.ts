@@ -148,6 +148,12 @@ describe('reach: JavaScript code that sniffs the command line', () => {
     expect(found).toEqual([]);
   });
 
+  it('rejects argv in an exported function the guard calls: a test can call it directly', async () => {
+    const code =
+      'export function main() {\n  return process.argv.length > 2;\n}\nif (require.main === module) main();';
+    expect(shapes(await js(code))).toEqual([['command-line', 3]]);
+  });
+
   it('rejects a guard that is not the idiom (`|| true`)', async () => {
     const found = await js('if (require.main === module || true) {\n  console.log(process.argv);\n}');
     expect(shapes(found)).toEqual([['command-line', 3]]);
