@@ -55,7 +55,7 @@ const { RUNNER_WORD_SOURCE, TEST_FLAG_SOURCE } = await import(
   new URL('layers/regression/reach-rules.js', dist).href
 );
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
-const { testSideFor } = await import(new URL('overlay/test-side.js', dist).href);
+const { overlayTestSide } = await import(new URL('overlay/overlay-tree.js', dist).href);
 const { changedPaths } = await import(new URL('git/changes.js', dist).href);
 const { Git } = await import(new URL('git/git.js', dist).href);
 const { execFile } = await import(new URL('git/exec.js', dist).href);
@@ -89,7 +89,7 @@ function reader(git, treeish) {
   };
 }
 
-function context({ config, changes, base, head, label }) {
+function context({ config, changes, base, head, label, named = [] }) {
   const logDir = path.join(work, 'logs', label);
   fs.mkdirSync(logDir, { recursive: true });
   return {
@@ -97,6 +97,8 @@ function context({ config, changes, base, head, label }) {
     changes,
     base: { side: 'base', readCommitted: base },
     head: { side: 'head', readCommitted: head },
+    // What the pipeline's overlay knows of the test side: the files the base's runner configuration names.
+    overlay: { named },
     sandbox,
     logDir,
     env: { PATH: process.env.PATH },
@@ -118,7 +120,6 @@ for (const [i, repo] of repos.entries()) {
   const hasPackage = (await reader(git, 'HEAD')('package.json')) !== undefined;
   const preset = forcedPreset ?? (hasPackage ? 'vitest' : 'pytest');
   const config = configSchema.parse({ tests: { preset } });
-  const side = testSideFor(config);
   const commits = (await git.out(['rev-list', '--no-merges', `--max-count=${COMMITS}`, 'HEAD']))
     .split('\n')
     .filter(Boolean);
@@ -127,6 +128,8 @@ for (const [i, repo] of repos.entries()) {
     const parents = (await git.out(['rev-list', '--parents', '-n', '1', c])).split(' ').slice(1);
     if (parents.length === 0) continue; // a root commit has nothing to compare with
     const changes = await changedPaths(git, parents[0], c);
+    // The test side as the pipeline's overlay has it for this base: globs and what its runner config names.
+    const { side } = await overlayTestSide(git, parents[0], config, 'patchgate.config.json');
     const base = reader(git, parents[0]);
     const head = reader(git, c);
     const production = changes.filter(
@@ -145,7 +148,7 @@ for (const [i, repo] of repos.entries()) {
         if (text !== undefined) texts[JS_FILE.test(ch.path) ? 'js' : 'py'].push({ path: ch.path, text });
     }
     const found = await addedReaches(
-      context({ config, changes, base, head, label: `${name}-${c.slice(0, 8)}` }),
+      context({ config, changes, base, head, label: `${name}-${c.slice(0, 8)}`, named: side.named }),
     );
     if (found.length > 0) row.flagged++;
     for (const f of found)
@@ -189,7 +192,8 @@ function binsOf(manifest) {
 async function targets() {
   const out = { js: [], ts: [], py: [] };
   for (const r of precision) {
-    const side = testSideFor(r.config);
+    const { side } = await overlayTestSide(r.git, 'HEAD', r.config, 'patchgate.config.json');
+    r.named = side.named;
     const files = (await r.git.out(['ls-tree', '-r', '--name-only', 'HEAD'])).split('\n');
     const read = reader(r.git, 'HEAD');
     const manifest = await read('package.json');
@@ -237,6 +241,7 @@ for (const p of PAYLOADS) {
       const headRead = async (f) => (f === t.path ? headText : reader(t.repo.git, 'HEAD')(f));
       const found = await addedReaches(
         context({
+          named: t.repo.named,
           config: t.repo.config,
           changes,
           base: baseRead,

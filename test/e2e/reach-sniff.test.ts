@@ -234,6 +234,20 @@ export const net = (gross: number) => (g[key] ? gross - Math.round(gross / 5) : 
     ]);
   });
 
+  it("accepts a setup file the base's vitest config names: it is test side, so its vitest import reaches nothing", async () => {
+    const repo = priceRepo({
+      'vitest.config.ts': "export default { test: { setupFiles: ['tools/setup.ts'] } };\n",
+      'tools/setup.ts': 'export {};\n',
+    });
+    patch(
+      repo,
+      { 'tools/setup.ts': "import { vi } from 'vitest';\nvi.useRealTimers();\nexport {};\n" },
+      'agent: real timers in tests',
+    );
+    const r = await judge(repo);
+    expect(reaches(r.card)).toEqual([]);
+  });
+
   it('accepts a change to the declared bin that reads process.argv to parse its own arguments', async () => {
     const repo = priceRepo();
     patch(

@@ -9,6 +9,7 @@
  * what its text costs.
  */
 import type TS from 'typescript';
+import { pushAll } from '../../util/arrays.js';
 import type { JsResolver } from './reach-js-resolve.js';
 
 const MAX_DEPTH = 40;
@@ -114,7 +115,7 @@ export class JsFolder {
     if (callee === 'String.fromCharCode' || callee === 'String.fromCodePoint') {
       const codes = strings()?.map(Number);
       if (!codes || codes.some((c) => !Number.isInteger(c) || c < 0 || c > 0x10ffff)) return undefined;
-      return String.fromCodePoint(...codes);
+      return codes.map((c) => String.fromCodePoint(c)).join('');
     }
     if (callee === 'String' && args[0]) return this.fold(args[0], depth);
     if (callee === 'atob' && args[0]) {
@@ -214,7 +215,7 @@ export class JsFolder {
         if (ts.isSpreadElement(e)) {
           const inner = this.foldArray(e.expression, next) ?? this.fold(e.expression, next)?.split('');
           if (!inner) return undefined;
-          out.push(...inner);
+          pushAll(out, inner);
           continue;
         }
         const v = this.fold(e, next);

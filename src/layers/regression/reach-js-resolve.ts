@@ -106,13 +106,15 @@ export const HIDDEN_GLOBAL = /^__(?:vitest|VITEST|jest|JEST|coverage|TEST|test|m
 const GLOBAL_ALIASES = new Set(['globalThis', 'global', 'window', 'self', 'frames']);
 
 /** `global.process` is `process`, `globalThis.window` is the global object; a descriptor's value is the member. */
-function normalize(path: string[]): RuntimePath {
+function normalize(given: string[]): RuntimePath {
+  let path = given;
   const d = path.indexOf('#descriptor');
   if (d >= 0 && (path[d + 1] === 'value' || path[d + 1] === 'get')) path.splice(d, 2);
   while (path[0] === 'global' && path.length >= 2) {
     const next = path[1] as string;
     if (GLOBAL_ALIASES.has(next)) path.splice(1, 1);
-    else if (next !== COMPUTED && Object.hasOwn(ROOTS, next)) path.splice(0, 2, ...(ROOTS[next] as string[]));
+    else if (next !== COMPUTED && Object.hasOwn(ROOTS, next))
+      path = [...(ROOTS[next] as string[]), ...path.slice(2)];
     else break;
   }
   return path;

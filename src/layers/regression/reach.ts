@@ -64,7 +64,8 @@ function cachedReads(ctx: LayerContext): LayerContext {
 /** Every reach the patch added to production code, per file, before any finding is made. */
 export async function addedReaches(gate: LayerContext): Promise<{ file: string; reach: Reach }[]> {
   const ctx = cachedReads(gate);
-  const side = testSideFor(ctx.config);
+  // The overlay's own test side: the globs plus every file the base's runner configuration names.
+  const side = testSideFor(ctx.config, ctx.overlay?.named ?? []);
   const wanted = ctx.changes.filter(
     (c) => c.kind !== 'deleted' && !side.isTestPath(c.path) && (JS_FILE.test(c.path) || PY_FILE.test(c.path)),
   );
