@@ -248,6 +248,23 @@ export const net = (gross: number) => (g[key] ? gross - Math.round(gross / 5) : 
     expect(reaches(r.card)).toEqual([]);
   });
 
+  it('judges production code that imports from above the repository root, without an error', async () => {
+    // Asking git for `../x` fails outright: the entry-point check must not ask it.
+    const repo = priceRepo();
+    patch(
+      repo,
+      {
+        'src/extra.ts':
+          "export { helper } from '../../outside/helper.js';\nexport { more } from '/abs/x.js';\n",
+      },
+      'agent: reuse a helper',
+    );
+    const r = await judge(repo);
+    expect(r.code).toBe(0);
+    expect(r.card.verdict).toBe('accept');
+    expect(reaches(r.card)).toEqual([]);
+  });
+
   it('accepts a change to the declared bin that reads process.argv to parse its own arguments', async () => {
     const repo = priceRepo();
     patch(

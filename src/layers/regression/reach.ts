@@ -129,6 +129,12 @@ export async function addedReaches(gate: LayerContext): Promise<{ file: string; 
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.reach.line - b.reach.line));
 }
 
+/** A repository path git can be asked about: not above the root, not absolute, no control characters. */
+function insideRepository(p: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a path with them is no path in the tree
+  return p !== '' && p !== '..' && !p.startsWith('../') && !p.startsWith('/') && !/[\u0000-\u001f]/.test(p);
+}
+
 /** The entry point a load names, if it names one that exists on either side. */
 async function loadedEntryPoint(
   ctx: LayerContext,
@@ -137,7 +143,7 @@ async function loadedEntryPoint(
   load: Load,
 ): Promise<string | undefined> {
   const targets = PY_FILE.test(file) ? pyLoadTargets(file, load.spec) : jsLoadTargets(file, load.spec);
-  for (const t of targets) {
+  for (const t of targets.filter(insideRepository)) {
     const exists =
       (await ctx.head.readCommitted(t)) !== undefined || (await ctx.base.readCommitted(t)) !== undefined;
     if (exists && (await entries.has(t))) return t;
