@@ -248,7 +248,7 @@ export const net = (gross: number) => (g[key] ? gross - Math.round(gross / 5) : 
     expect(reaches(r.card)).toEqual([]);
   });
 
-  it('judges production code that imports from above the repository root, without an error', async () => {
+  it('judges production code that imports from above the repository root, or `.`, without an error', async () => {
     // Asking git for `../x` fails outright: the entry-point check must not ask it.
     const repo = priceRepo();
     patch(
@@ -256,6 +256,7 @@ export const net = (gross: number) => (g[key] ? gross - Math.round(gross / 5) : 
       {
         'src/extra.ts':
           "export { helper } from '../../outside/helper.js';\nexport { more } from '/abs/x.js';\n",
+        'dots.ts': "export * from '.';\nexport * from './';\n",
       },
       'agent: reuse a helper',
     );

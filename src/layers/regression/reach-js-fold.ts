@@ -14,6 +14,7 @@ import type { JsResolver } from './reach-js-resolve.js';
 
 const MAX_DEPTH = 40;
 const MAX_STRING = 4096;
+const MAX_LIST = 4096;
 
 export class JsFolder {
   constructor(
@@ -175,7 +176,9 @@ export class JsFolder {
       case 'replaceAll':
         return s[0] !== undefined && s[1] !== undefined ? self[method](s[0], s[1]) : undefined;
       case 'repeat':
-        return (n[0] ?? 0) <= 64 ? self.repeat(n[0] ?? 0) : undefined;
+        return Number.isInteger(n[0]) && (n[0] ?? 0) >= 0 && (n[0] ?? 0) <= 64
+          ? self.repeat(n[0] ?? 0)
+          : undefined;
       case 'at':
       case 'charAt':
         return self.at(n[0] ?? 0);
@@ -189,7 +192,9 @@ export class JsFolder {
     if (depth > MAX_DEPTH) return undefined;
     const known = this.foldedLists.get(node);
     if (known && known.depth <= depth) return known.value?.slice();
-    const value = this.foldArrayAt(node, depth);
+    const folded = this.foldArrayAt(node, depth);
+    // Capped at every step: `const b = [...a, ...a]` nested must not double its way out of memory.
+    const value = folded && folded.length <= MAX_LIST ? folded : undefined;
     this.foldedLists.set(node, { value, depth });
     return value?.slice();
   }
@@ -214,7 +219,7 @@ export class JsFolder {
       for (const e of node.elements) {
         if (ts.isSpreadElement(e)) {
           const inner = this.foldArray(e.expression, next) ?? this.fold(e.expression, next)?.split('');
-          if (!inner) return undefined;
+          if (!inner || out.length + inner.length > MAX_LIST) return undefined;
           pushAll(out, inner);
           continue;
         }
@@ -235,10 +240,14 @@ export class JsFolder {
       if (method === 'reverse' || method === 'toReversed') return this.foldArray(target, next)?.reverse();
       if (method === 'concat') {
         const head = this.foldArray(target, next);
-        const rest = node.arguments.map((a) => this.foldArray(a, next) ?? [this.fold(a, next)]);
-        return head && rest.every((r) => r.every((x) => x !== undefined))
-          ? [...head, ...(rest.flat() as string[])]
-          : undefined;
+        if (!head) return undefined;
+        const out = head;
+        for (const a of node.arguments) {
+          const part = this.foldArray(a, next) ?? [this.fold(a, next)];
+          if (part.some((x) => x === undefined) || out.length + part.length > MAX_LIST) return undefined;
+          pushAll(out, part as string[]);
+        }
+        return out;
       }
       if (method === 'from' && this.r.resolve(target, next)?.join('.') === 'Array' && node.arguments[0])
         return this.fold(node.arguments[0], next)?.split('');

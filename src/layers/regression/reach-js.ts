@@ -73,8 +73,16 @@ export function jsScan(
   text: string,
   isTestPath: (p: string) => boolean,
 ): { reaches: Reach[]; loads: Load[] } {
-  const scan = new Scan(ts, file, text, isTestPath, 0);
-  return { reaches: scan.run(), loads: scan.loads };
+  try {
+    const scan = new Scan(ts, file, text, isTestPath, 0);
+    return { reaches: scan.run(), loads: scan.loads };
+  } catch (err) {
+    // Nested deeper than the walk's stack (a crafted `a+a+…` of tens of thousands): unknown, never a pass.
+    if (!(err instanceof RangeError)) throw err;
+    const what =
+      "cannot be read to the end by the gate's parser (nested too deeply): what it does is unknown";
+    return { reaches: [{ line: 1, shape: 'computed-code', what, detail: 'unread (too deep)' }], loads: [] };
+  }
 }
 
 class Scan {

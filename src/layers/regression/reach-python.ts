@@ -38,7 +38,7 @@ const KINDS: Record<string, (detail: string) => { shape: ReachShape; what: strin
 };
 
 type Hit = [number, string, string, boolean?, (string | null)?, (string | null)?];
-type FileAnswer = { hits?: Hit[]; error?: string };
+type FileAnswer = { hits?: Hit[]; error?: string; unread?: string };
 
 export interface PythonReach {
   /** Each file's reaches, and the modules it loads by name (`level|module|name`), per side. */
@@ -123,6 +123,14 @@ export async function pythonReach(
         const r = toReach(hit, isTestPath);
         if (r) entry[side].push(r);
       }
+      // The reader parsed the file but could not walk it: fail closed.
+      if (typeof a?.unread === 'string')
+        entry[side].push({
+          line: 1,
+          shape: 'computed-code',
+          what: `cannot be read to the end by the gate's parser (${a.unread}): what it does is unknown`,
+          detail: `unread (${a.unread})`,
+        });
     }
     perFile.set(f.change.path, entry);
   }

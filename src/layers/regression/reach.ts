@@ -15,6 +15,7 @@
  * only outside the files the base declares as entry points, and library code
  * that newly imports an entry point counts instead.
  */
+import path from 'node:path';
 import { testSideFor } from '../../overlay/test-side.js';
 import { loadTypescript } from '../../util/typescript.js';
 import type { Finding, LayerContext } from '../types.js';
@@ -129,10 +130,15 @@ export async function addedReaches(gate: LayerContext): Promise<{ file: string; 
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.reach.line - b.reach.line));
 }
 
-/** A repository path git can be asked about: not above the root, not absolute, no control characters. */
+/**
+ * A repository path git can be asked about (`tree:path`): normalized, inside the root, not `.` or
+ * `./x` (git reads those as relative to a working tree it does not have), no control characters.
+ */
 function insideRepository(p: string): boolean {
+  if (p === '' || p === '.' || p === '..' || p.startsWith('./') || p.startsWith('../') || p.startsWith('/'))
+    return false;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a path with them is no path in the tree
-  return p !== '' && p !== '..' && !p.startsWith('../') && !p.startsWith('/') && !/[\u0000-\u001f]/.test(p);
+  return path.posix.normalize(p) === p && !/[\u0000-\u001f]/.test(p);
 }
 
 /** The entry point a load names, if it names one that exists on either side. */

@@ -349,6 +349,27 @@ describe('reach: JavaScript code that sniffs the test machinery', () => {
     expect(await js(code)).toEqual([]);
   });
 
+  it('gives up folding a list that doubles 60 times, and reports the read as computed', async () => {
+    // Without a cap on every step the folder would build 2^60 strings.
+    const lines = ["const l0 = ['x', 'y'];"];
+    for (let i = 1; i <= 60; i++) lines.push(`const l${i} = [...l${i - 1}, ...l${i - 1}];`);
+    lines.push('export const v = process.env[l60.join("")];');
+    expect(shapes(await js(lines.join('\n')))).toEqual([['environment', 63]]);
+  });
+
+  it('rejects a file nested too deeply to walk: what it does is unknown', async () => {
+    const deep = `export const x = ${Array.from({ length: 60_000 }, () => 'a').join(' + ')};\n`;
+    const found = await js(deep);
+    expect(found.map((f) => f.evidence)).toEqual([
+      expect.objectContaining({
+        path: 'src/lib.ts',
+        line: 1,
+        shape: 'computed-code',
+        detail: 'unread (too deep)',
+      }),
+    ]);
+  });
+
   it('does not let `declare const expect` hide the global', async () => {
     expect(shapes(await js('declare const expect: unknown;\nexport const a = typeof expect;'))).toEqual([
       ['test-global', 3],
@@ -599,6 +620,35 @@ describe('reach: Python code that sniffs the test run', () => {
       'src/calc/core.py': 'import sys\n\n\ndef main():\n    return sys.argv\n',
     };
     expect(shapes(await reach(base, head, PYTEST))).toEqual([['command-line', 5]]);
+  });
+
+  it('gives up folding a string that doubles 60 times (or a width), and reports the read as computed', async () => {
+    const lines = ['import os', "s0 = 'x'"];
+    for (let i = 1; i <= 60; i++) lines.push(`s${i} = s${i - 1} + s${i - 1}`);
+    lines.push(
+      'v = os.environ[s60]',
+      "w = os.environ['{:999999999}'.format('x')]",
+      "z = os.environ['%999999999s' % 'x']",
+    );
+    expect(shapes(await py(lines.join('\n')))).toEqual([
+      ['environment', 65],
+      ['environment', 66],
+      ['environment', 67],
+    ]);
+  });
+
+  it('rejects a file that parses but is too deep to walk: what it does is unknown', async () => {
+    // 30,000 nested additions: ast.parse takes them at the reader's recursion limit, a visitor does not.
+    const deep = `x = ${Array.from({ length: 30_000 }, () => 'a').join('+')}\n`;
+    const found = await reach({ 'src/calc.py': 'x = 1\n' }, { 'src/calc.py': deep }, PYTEST);
+    expect(found.map((f) => f.evidence)).toEqual([
+      expect.objectContaining({
+        path: 'src/calc.py',
+        line: 1,
+        shape: 'computed-code',
+        detail: 'unread (RecursionError)',
+      }),
+    ]);
   });
 
   it('is an error, never a pass, when the sandboxed Python reader gives no answer (no interpreter on PATH)', async () => {

@@ -20,7 +20,7 @@ Names are resolved through Python's scopes, so no alias hides a read
 
 Request (argv[1]): {"files": {"<key>": "<absolute path>"},
                     "settings": {"words": "<regex>", "manifests": {"pyproject.toml": "<text>", ...}}}
-Answer (argv[2]): {"<key>": {"hits": [[line, kind, detail, entry_ok, word, via], ...]}
+Answer (argv[2]): {"<key>": {"hits": [[line, kind, detail, entry_ok, word, via], ...], "unread"?: "<why>"}
                    | {"error": "..."},
                    "entry\u241fmodules": ["pkg.cli", ...]}
 """
@@ -749,11 +749,20 @@ class Reach:
             self.hit(call, kind, detail, entry_ok, word, via or name)
 
 
+# Deeper than CPython compiles a module at its default limit, so whatever a test can import, this reads.
+RECURSION_LIMIT = 50000
+
+
 def scan(path):
     with open(path, "rb") as f:
         source = f.read()
+    # A file Python cannot parse cannot be imported either: the test run reports it, not this reader.
     tree = ast.parse(source, filename=path)
-    reach = Reach(tree).run()
+    try:
+        reach = Reach(tree).run()
+    except (RecursionError, MemoryError) as e:
+        # Parsed, but too deep or too big to walk: what it does is unknown, which is never a pass.
+        return {"hits": [], "unread": type(e).__name__}
     return {"hits": reach.hits}
 
 
@@ -826,6 +835,7 @@ def main():
     settings = request.get("settings") or {}
     WORDS = re.compile(settings["words"], re.IGNORECASE) if settings.get("words") else None
     TEST_FLAG = re.compile(settings["testFlag"], re.IGNORECASE) if settings.get("testFlag") else None
+    sys.setrecursionlimit(RECURSION_LIMIT)
     answer = {}
     for key, path in request["files"].items():
         try:

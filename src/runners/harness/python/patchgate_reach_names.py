@@ -461,12 +461,14 @@ class Reader:
             left = self.fold_any(node.left, d + 1)
             right = self.fold_any(node.right, d + 1) if left is not None else None
             if isinstance(left, str) and isinstance(right, str) or isinstance(left, list) and isinstance(right, list):
-                return left + right
+                # Capped at every step: `b = a + a; c = b + b; …` must not double its way out of memory.
+                return left + right if len(left) + len(right) <= MAX_STRING else None
             return None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             template = self.fold(node.left, d)
             values = self.fold_any(node.right, d + 1)
-            if template is None or values is None:
+            # No widths or `*`: '%999999999s' would build the string it pads.
+            if template is None or values is None or re.search(r"%[-#0 +]*(?:\d{3,}|\*)", template):
                 return None
             try:
                 return template % (tuple(values) if isinstance(values, list) else values)
@@ -566,13 +568,18 @@ class Reader:
                 return target.join(values[0])
             if method == "decode" and isinstance(target, bytes):
                 return target.decode(*[v for v in values if isinstance(v, str)][:1] or ["utf-8"])
+            if any(isinstance(v, int) and v > MAX_STRING for v in values):
+                return None
             if isinstance(target, str) and method in (
                 "lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "capitalize", "title",
                 "casefold", "swapcase", "removeprefix", "removesuffix", "zfill", "center", "ljust", "rjust",
             ):
-                return getattr(target, method)(*values)
-            if isinstance(target, str) and method == "format" and not re.search(r"\{[^}]*[.\[]", target):
-                return target.format(*values)
+                out = getattr(target, method)(*values)
+                return out if len(out) <= MAX_STRING else None
+            # Plain `{}` / `{0}` fields only: no attribute, index, conversion or format spec (a width builds it).
+            if isinstance(target, str) and method == "format" and not re.search(r"\{[^}]*[.\[:!]", target):
+                out = target.format(*values)
+                return out if len(out) <= MAX_STRING else None
         except (TypeError, ValueError, IndexError, KeyError, UnicodeDecodeError):
             return None
         return None
