@@ -307,7 +307,7 @@ const testsSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
       .default('PATCHGATE_TESTS_OVERRIDE')
       .describe(
-        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED) and changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED); listed in overrides, never printed.',
+        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED), changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED) and production code that reaches into the tests (PRODUCTION_REACHES_TESTS); listed in overrides, never printed.',
       ),
     network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
     setupNetwork: z
