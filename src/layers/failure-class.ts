@@ -9,7 +9,8 @@
  *   both see the same machine load: failing every time, it is
  *   **deterministic** (a regression when the base passes that test); passing
  *   once, it is **intermittent** (a flake), and the base's reruns say whether
- *   the base flakes too.
+ *   the base flakes too; never run again (skipped or absent in every rerun),
+ *   it is **unconfirmed** and the one failure stands.
  */
 import type { TestOutcome } from '../junit/model.js';
 import type { TestIdParts } from '../runners/tests/presets.js';
@@ -28,6 +29,12 @@ export type FailureClass =
   | {
       kind: 'deterministic';
       /** What the base's run of this test said: `passed` (a regression), `failed` (another way), `absent` (new). */
+      base: string;
+      reruns: string[];
+    }
+  | {
+      /** The reruns never ran it (skipped or absent: a name the runner cannot select): the one failure stands. */
+      kind: 'unconfirmed';
       base: string;
       reruns: string[];
     }
@@ -112,6 +119,8 @@ export async function classifyFailures(opts: ClassifyOptions): Promise<FailureCl
     const baseRuns = [base, ...baseReruns].map((run) => verdictIn(run, f.test.id));
     if (reruns.every((v) => v === 'failed'))
       return { kind: 'deterministic', base: baseRuns[0] ?? 'absent', reruns };
+    // Only a pass is evidence of chance; a rerun that skipped or lost the test ran nothing.
+    if (!reruns.includes('passed')) return { kind: 'unconfirmed', base: baseRuns[0] ?? 'absent', reruns };
     return {
       kind: 'intermittent',
       reruns,

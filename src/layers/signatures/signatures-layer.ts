@@ -283,7 +283,9 @@ async function nameNewFailures(
     const what =
       c.kind === 'pre-existing'
         ? `the base's run of this test fails the same way (${c.baseRun})`
-        : `it fails every time (${c.reruns.length} more run(s) on the head), and the base ${BASE_SAYS[c.base] ?? `says ${c.base}`}`;
+        : c.kind === 'unconfirmed'
+          ? `its reruns did not run it (${c.reruns.join(', ')}), so the failure stands, and the base ${BASE_SAYS[c.base] ?? `says ${c.base}`}`
+          : `it fails every time (${c.reruns.length} more run(s) on the head), and the base ${BASE_SAYS[c.base] ?? `says ${c.base}`}`;
     findings.push(
       f(
         'UNKNOWN_FAILURE_SIGNATURE',
@@ -291,14 +293,16 @@ async function nameNewFailures(
         {
           ...ev,
           class: c.kind,
-          ...(c.kind === 'deterministic' ? { reruns: c.reruns, base: c.base } : { baseRun: c.baseRun }),
+          ...(c.kind === 'pre-existing' ? { baseRun: c.baseRun } : { reruns: c.reruns, base: c.base }),
           freeze: cfg.freeze,
           next:
             c.kind === 'pre-existing'
               ? `a known failure the base already has: a human freezes it: patchgate signatures add --from <report.xml> --test '${t.id}' --owner WHO --expires YYYY-MM-DD --action TEXT`
               : c.base === 'passed'
                 ? 'fix the code: the base passes this test (a regression)'
-                : 'fix the code or the test: it fails every time, and no freeze row covers this failure',
+                : c.kind === 'unconfirmed'
+                  ? 'fix the failure, or a human freezes it with its signature; the runner could not select the test again to rerun it'
+                  : 'fix the code or the test: it fails every time, and no freeze row covers this failure',
         },
       ),
     );
