@@ -146,12 +146,12 @@ export const REASON_CODES = {
   UNKNOWN_FAILURE_SIGNATURE: {
     meaning: 'A test failed with a signature that no freeze row covers.',
     why: 'A failure is a fail unless a human froze that exact signature.',
-    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own.',
+    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own. When adopting patchgate on a suite that already fails, `patchgate baseline` on the main branch writes a row for every such failure, for review.',
   },
   UNFROZEN_SKIP: {
     meaning: 'A test was skipped or xfailed without a matching freeze row.',
     why: 'A skip is a fail: a skipped test proves nothing.',
-    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`.',
+    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`. When adopting patchgate on a suite that already skips, `patchgate baseline` on the main branch writes a row for every such skip, for review.',
   },
   SIGNATURE_ROW_DELETED: {
     meaning: 'A freeze row present on the base is gone from the head.',
@@ -186,11 +186,23 @@ export const REASON_CODES = {
     why: 'Whoever controls the test runner controls the verdict.',
     next: 'Land the toolchain change in its own human commit; its job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
   },
+  TEST_CONFIG_UNREAD: {
+    meaning:
+      "The base's runner configuration names the files it loads into the test process (setup files, reporters, plugins, projects, test globs) through a value the gate cannot read without running it: a call, a parameter, an environment variable, a spread of a package's config, a non-literal pytest_plugins.",
+    why: "Files the gate cannot name it cannot take from the base, so a patch could rewrite them under the base's tests. It is an error (the gate cannot decide) unless the base config lists the test side in tests.paths, which a human then owns (a warning).",
+    next: 'In a human commit, write the value as literal paths (path.join, path.resolve and new URL(…, import.meta.url) with literal parts are read), or list the test side, those files included, in tests.paths of the base config.',
+  },
+  TEST_CONFIG_IMPORT_CHANGED: {
+    meaning:
+      "The patch changes a module the base's runner configuration imports that production code or a test imports too, so it is code and the overlay runs the head's copy: the base's tests are configured by something the patch wrote.",
+    why: 'A patch must not change how the tests that judge it are configured.',
+    next: 'Move what the configuration needs out of the shared module in a human commit, or land the change in its own human commit; its job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
   PRODUCTION_REACHES_TESTS: {
     meaning:
-      'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules).',
-    why: 'Code under test must not see or steer the tests that judge it.',
-    next: 'Remove the import or the check from production code; inject what it needed instead.',
+      "Production code the patch changed steers the test machinery (imports the runner or test-side code, patches sys.modules, builtins or the test globals, exits the process) or sniffs the test run: reads the command line outside a declared entry point, the module registry, the call stack, the environment by a computed or enumerated name or by a runner's variable, the globals by a computed name, or imports or evaluates a computed name. evidence.shape names which (see docs/reach.md).",
+    why: 'Code under test must not see or steer the tests that judge it: code that asks whether it runs under test can pass every test and still ship broken.',
+    next: 'Remove the check or the import from production code and pass what it needs as a parameter (read the command line in an entry point the base declares). An intended change is accepted by a human job setting the variable tests.overrideTokenEnv names (default PATCHGATE_TESTS_OVERRIDE); the finding becomes a warning listed under overrides.',
   },
   CLAIMS_EMPTY: {
     meaning:
@@ -302,11 +314,47 @@ export const REASON_CODES = {
     why: 'A run that was stopped is never a pass; the finding names the cap, what was observed, where, and the setting.',
     next: 'Fix what used the resource (the finding names the folder or mount that grew); if the cap is too low for the suite, raise the sandbox.limits key it names (memoryMb, diskMb, fileMb) in a human commit.',
   },
+  INSTRUMENT_SHADOWED: {
+    meaning:
+      "Inside a test process, something of the checkout stood in for one of the gate's instruments or the toolchain they rely on: a module of the checkout named like a gate plugin, pytest, Hypothesis or a standard-library module was loaded in its place, a gate plugin was loaded from elsewhere or with other bytes, or code ran before the gate's loader.",
+    why: "The run's results come from code the patch controls, not from the runner: they cannot count. The gate loads its instruments first, from its own folder, and checks each plugin's file and SHA-256; a mismatch is the patch's doing.",
+    next: 'Rename or remove the module the finding names (production code must not take the name of pytest, Hypothesis, a standard-library module or a patchgate_* module), then rerun.',
+  },
+  HEAD_RUN_BROKEN: {
+    meaning:
+      "A run of the head's code broke (no JUnit report, no test ran, a timeout, a failed setup, a crashed property host) while the base's run of the same command works.",
+    why: "What the head broke is the patch's doing: a rejection with the runner's own words, never an undecided run. (When the base cannot run either, the verdict is error instead.)",
+    next: "Read the runner's output in the finding (an import error in a conftest.py, a syntax error, a test that hangs) and fix the code; the logs of both runs are in the out folder's tests/ folder.",
+  },
+  BASE_RUN_BROKEN: {
+    meaning:
+      'A run on the base revision broke (its property host crashed): what the head is compared with does not exist for that check.',
+    why: 'With the head broken the same way the gate cannot decide (an error, never an accept); with the head working, a warning that the comparison was not made.',
+    next: "Fix the base's check in a human commit (the finding names the property and the crash), then rerun.",
+  },
+  FREEZE_COVERS_NEW_FAILURE: {
+    meaning:
+      "A failure or skip of the head's tests matches a human freeze row, but it is not one that was already there: the base does not show it for that test (nor for a test the patch renamed), and reruns on the head show it every time.",
+    why: 'A freeze excuses only what was already failing, or a flake. A failure the patch produces every time is new, whatever its wording: a row frozen for another test cannot waive it.',
+    next: "Fix the code so the test passes again. If the failure really is the one the row describes, a human checks the base's run of that test; the finding names the row it tried to match.",
+  },
   CONTRACT_WRITTEN: {
     meaning:
       'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output).',
     why: 'The gate judged the bytes read before any head code ran; the write means a test is not checking what it claims.',
     next: 'Make the test read its fixture, not write it (look for snapshot-update modes left on).',
+  },
+  SUBMODULE_MISSING: {
+    meaning:
+      "A submodule's commit is not in the repository (`git submodule update --init` was not run), so its files are not in the gate's checkouts.",
+    why: 'A warning that explains tests that read those files failing on every side; an error for locked fixtures under it, which cannot be judged (never FIXTURE_MISSING, which would blame the patch).',
+    next: 'Check the submodule out before the gate runs: `git submodule update --init --recursive`, or `submodules: recursive` in actions/checkout.',
+  },
+  TEST_SIDE_WRITTEN: {
+    meaning:
+      "Head code created, deleted or rewrote a file of the base's test side in the checkout the base's tests run in (the overlay), while it ran: a production module imported at collection, or an install script, that edits the tests before the runner reads them.",
+    why: "What the base's tests said on that run is not what the base's tests are: the run cannot count. The committed bytes are put back before the next layer.",
+    next: 'Remove the write from the production code or install script the finding points at: code under test must not edit the tests that judge it.',
   },
   CONFIG_INVALID: {
     meaning: 'The config or a contract file could not be read or is invalid.',

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'FIXTURE_ROOT_MISSING'
   | 'JUNIT_INVALID'
   | 'ALREADY_EXISTS'
+  | 'BASELINE_REFUSED'
   | 'ABORTED'
   | 'INTERNAL_ERROR'
   | 'OUTPUT_WRITE_FAILED'
@@ -36,7 +37,9 @@ export type ErrorCode =
   | 'TESTS_TIMEOUT'
   | 'TESTS_RUN_FAILED'
   | 'RESOURCE_LIMIT'
-  | 'SANDBOX_NETWORK_UNAVAILABLE';
+  | 'SANDBOX_NETWORK_UNAVAILABLE'
+  | 'INSTRUMENT_SHADOWED'
+  | 'HEAD_RUN_BROKEN';
 
 export class PatchgateError extends Error {
   readonly code: ErrorCode;

@@ -27,6 +27,7 @@ import {
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
+import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
 import type {
   Artifact,
   Finding,
@@ -38,8 +39,10 @@ import type {
   PropertyProof,
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
-import { buildOverlayTree } from './overlay/overlay-tree.js';
+import { buildOverlay } from './overlay/overlay-tree.js';
 import { testSideFor } from './overlay/test-side.js';
+import { aggregateFindings } from './report/aggregate.js';
+import { boundFinding } from './report/bounded.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -51,6 +54,7 @@ import {
 import { TestSession } from './runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from './sandbox/open.js';
 import type { Sandbox } from './sandbox/sandbox.js';
+import { pushAll } from './util/arrays.js';
 import { isInside, toPosix } from './util/repo-path.js';
 import { scrubbedEnv } from './util/scrub-env.js';
 
@@ -129,6 +133,13 @@ export interface RunGateOptions {
 
 const systemClock: Clock = { now: () => performance.now() };
 
+/**
+ * Errors that are the patch's doing when head code produced them: a cap it
+ * hit, an instrument it replaced, a run it broke that works on the base. On
+ * the base's own run they mean the base could not run: an error.
+ */
+const HEAD_BLAME: ReadonlySet<string> = new Set(['RESOURCE_LIMIT', 'INSTRUMENT_SHADOWED', 'HEAD_RUN_BROKEN']);
+
 function errorFinding(layer: string, err: unknown): Finding {
   const e = asPatchgateError(err);
   // An error whose code is a reason code of its own (a test run that timed out, an unreadable report)
@@ -137,8 +148,7 @@ function errorFinding(layer: string, err: unknown): Finding {
   return {
     code,
     layer,
-    // A cap head code hit is the patch's doing: a rejection with the cap as evidence, not an undecided run.
-    severity: code === 'RESOURCE_LIMIT' ? 'reject' : 'error',
+    severity: HEAD_BLAME.has(code) && e.details.side !== 'base' ? 'reject' : 'error',
     message: e.message,
     evidence: { error: e.code, kind: e.kind, ...e.details },
   };
@@ -149,13 +159,19 @@ function errorFinding(layer: string, err: unknown): Finding {
  * revision has no such file (a folder is not a file).
  */
 function committedReader(git: Git, treeish: string): (file: string) => Promise<string | undefined> {
+  const bytes = committedBytes(git, treeish);
+  return async (file) => (await bytes(file))?.toString('utf8');
+}
+
+/** `treeish:file` from git's objects, as bytes; undefined when the revision has no such file. */
+function committedBytes(git: Git, treeish: string): (file: string) => Promise<Buffer | undefined> {
   return async (file) => {
     const r = await git.tryBuffer(['cat-file', '--batch', '--follow-symlinks'], `${treeish}:${file}\n`);
     const nl = r.indexOf(10);
     const header = r.subarray(0, nl === -1 ? r.length : nl).toString('utf8');
     const m = /^[0-9a-f]+ blob (\d+)$/.exec(header);
     if (!m) return undefined;
-    return r.subarray(nl + 1, nl + 1 + Number(m[1])).toString('utf8');
+    return r.subarray(nl + 1, nl + 1 + Number(m[1]));
   };
 }
 
@@ -260,8 +276,19 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
 
     // Only head code runs on the overlay: with no such layer on, it is not even written out.
     const overlayTree = pipeline.some((l) => l.runsHeadCode && l.enabled(config))
-      ? await buildOverlayTree(repo, revs.baseCommit, headTree, testSideFor(config))
-      : { tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] };
+      ? await buildOverlay(repo, revs.baseCommit, headTree, config, configFile)
+      : {
+          tree: headTree,
+          sameAsHead: true,
+          restored: [],
+          headOnly: [],
+          merged: [],
+          fromBase: [],
+          testSide: [],
+          named: [],
+          unread: [],
+          shared: [],
+        };
     const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
     const sandbox =
       options.sandbox ??
@@ -316,6 +343,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           signal,
           // The claims layer tells property tests from example tests by what pytest generated.
           census: pipeline.some((l) => l.name === 'claims' && l.enabled(config)),
+          isTestPath: testSideFor(config, overlayTree.named).isTestPath,
           ...(progress
             ? { onRuns: (done: number, total: number) => progress('test runs', done, total) }
             : {}),
@@ -332,22 +360,29 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         commit: revs.baseCommit,
         root: baseRoot,
         readCommitted: committedReader(repo, revs.baseCommit),
+        missingSubmodules: checkouts.missingSubmodules(baseRoot),
       },
       head: {
         side: 'head',
         commit: revs.head.commit,
         root: headRoot,
         readCommitted: committedReader(repo, headTree),
+        missingSubmodules: checkouts.missingSubmodules(headRoot),
       },
       overlay: {
         side: 'head',
         commit: overlayTree.tree,
         root: overlayRoot,
         readCommitted: committedReader(repo, overlayTree.tree),
+        missingSubmodules: checkouts.missingSubmodules(overlayRoot),
         sameAsHead: overlayTree.sameAsHead,
         restored: overlayTree.restored,
         headOnly: overlayTree.headOnly,
         merged: overlayTree.merged,
+        fromBase: overlayTree.fromBase,
+        named: overlayTree.named,
+        unread: overlayTree.unread,
+        shared: overlayTree.shared,
       },
       changes,
       contracts,
@@ -370,17 +405,35 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = [...sandboxFindings];
-    // What head code could rewrite in its own checkout, taken before any of it runs.
-    const lockedPaths = await lockedFixtureDigests(
-      snapshot.base,
-      config,
-      'the base revision',
-      contractReadOptions(config, signal),
-    ).then(
-      (m) => [...m.keys()],
-      () => [],
-    );
-    const guard = await WrittenGuard.take(headRoot, [...frozenPaths, ...lockedPaths]);
+    pushAll(findings, missingSubmoduleWarnings(checkouts.missingSubmodules(headRoot)));
+    // What head code could rewrite in its own checkout, taken before any of it runs (and only when some
+    // will: with no such layer on, nothing can write the checkout).
+    const runsHeadCode = pipeline.some((l) => l.runsHeadCode && l.enabled(config));
+    const guards = runsHeadCode
+      ? [
+          await WrittenGuard.take(
+            headRoot,
+            [
+              ...frozenPaths,
+              ...(await lockedFixtureDigests(
+                snapshot.base,
+                config,
+                'the base revision',
+                contractReadOptions(config, signal),
+              ).then(
+                (m) => m.keys(),
+                () => [],
+              )),
+            ],
+            { kind: 'contract', committed: committedBytes(repo, headTree) },
+          ),
+          // The base's test side where the base's tests run: production code must not edit it meanwhile.
+          await WrittenGuard.take(overlayRoot, overlayTree.testSide, {
+            kind: 'test-side',
+            committed: committedBytes(repo, overlayTree.tree),
+          }),
+        ]
+      : [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
     const layers: LayerSummary[] = [];
@@ -435,9 +488,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       try {
         const outcome = await layer.run(ctx);
         layerFindings = outcome.findings;
-        overrides.push(...(outcome.overrides ?? []));
-        frozen.push(...(outcome.frozen ?? []));
-        proofs.push(...(outcome.proofs ?? []));
+        pushAll(overrides, outcome.overrides ?? []);
+        pushAll(frozen, outcome.frozen ?? []);
+        pushAll(proofs, outcome.proofs ?? []);
         for (const artifact of outcome.artifacts ?? []) await options.hooks?.onArtifact?.(artifact);
       } catch (err) {
         if (signal.aborted) throw err;
@@ -446,7 +499,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       }
       // An interrupted layer's findings are the interruption's, not the patch's: no verdict is given.
       if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
-      if (layer.runsHeadCode) layerFindings.push(...(await guard.check(layer.name)));
+      if (layer.runsHeadCode) for (const g of guards) pushAll(layerFindings, await g.check(layer.name));
       // Installing dependencies is the setup's time, not the layer's that first needed it.
       timings[layer.name] = Math.round(clock.now() - t0 - ((tests?.setupMs ?? 0) - setupBefore));
       const summary = {
@@ -454,9 +507,13 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         status: layerStatus(layerFindings),
         findings: layerFindings.length,
       };
+      // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
+      // become one with the count, the full list an artifact.
+      const shown = aggregateFindings(layerFindings.map((f) => boundFinding(f)));
+      for (const artifact of shown.artifacts) await options.hooks?.onArtifact?.(artifact);
       layers.push(summary);
       layersRun.push(layer.name);
-      findings.push(...layerFindings);
+      pushAll(findings, shown.findings);
       await options.hooks?.onLayerEnd?.(summary);
     }
 

@@ -3,7 +3,7 @@ import { asPatchgateError, ContractFileError } from '../errors.js';
 import type { GateHooks } from '../pipeline.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { renderTopHelp } from './help.js';
-import type { CliIO } from './io.js';
+import { type CliIO, displaySafe } from './io.js';
 import {
   type CommandSpec,
   type GroupSpec,
@@ -32,6 +32,7 @@ const LOADERS: Record<string, () => Promise<Run>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   lock: async () => (await import('./commands/lock.js')).lockCommand,
+  baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   ledger: async () => {
     const [{ ledgerCommand }, { resolvePropertyDigest }] = await Promise.all([
       import('./commands/ledger.js'),
@@ -109,7 +110,9 @@ function helpFor(words: string[]): string {
 }
 
 /** Runs one command and returns its exit code; never calls process.exit itself. */
-export async function main(io: CliIO, hooks?: GateHooks): Promise<number> {
+export async function main(given: CliIO, hooks?: GateHooks): Promise<number> {
+  // Every command's output is display-safe: messages quote what the patch's code printed.
+  const io: CliIO = { ...given, stdout: displaySafe(given.stdout), stderr: displaySafe(given.stderr) };
   const [command, ...rest] = io.argv;
   // The command whose help a usage error points at, as far as the arguments named one.
   let helpPath: string | undefined;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { maxOf, pushAll } from '../util/arrays.js';
 import { TERMINAL_WIDTH, wrapWords } from '../util/wrap.js';
 import type { CliIO } from './io.js';
 import { usage } from './usage.js';
@@ -203,15 +204,24 @@ function optionLines(options: Readonly<Record<string, OptionSpec>>): string[] {
       .join('; ');
     return { left, text: extra === '' ? o.description : `${o.description} (${extra})` };
   });
-  const col = Math.min(MAX_LEFT, Math.max(...rows.map((r) => r.left.length))) + 4;
+  const col =
+    Math.min(
+      MAX_LEFT,
+      maxOf(
+        rows.map((r) => r.left.length),
+        0,
+      ),
+    ) + 4;
   const lines: string[] = [];
   for (const r of rows) {
     const head = `  ${r.left}`;
     if (head.length + 2 <= col) {
       const body = wrapWords(r.text, { width: WIDTH, indent: col, hanging: col });
-      lines.push(head + (body[0] ?? '').slice(head.length), ...body.slice(1));
+      lines.push(head + (body[0] ?? '').slice(head.length));
+      pushAll(lines, body.slice(1));
     } else {
-      lines.push(head, ...wrapWords(r.text, { width: WIDTH, indent: col }));
+      lines.push(head);
+      pushAll(lines, wrapWords(r.text, { width: WIDTH, indent: col }));
     }
   }
   return lines;
@@ -224,7 +234,7 @@ export function renderParagraphs(text: string, indent = 0): string[] {
     if (out.length > 0) out.push('');
     let prose: string[] = [];
     const flushProse = () => {
-      if (prose.length > 0) out.push(...wrapWords(prose.join(' '), { width: WIDTH, indent }));
+      if (prose.length > 0) pushAll(out, wrapWords(prose.join(' '), { width: WIDTH, indent }));
       prose = [];
     };
     for (const line of para.split('\n')) {
@@ -232,8 +242,9 @@ export function renderParagraphs(text: string, indent = 0): string[] {
       if (lead > 0) {
         flushProse();
         const bullet = /^ *[-*] /.test(line) ? 2 : 4;
-        out.push(
-          ...wrapWords(line.trim(), { width: WIDTH, indent: indent + lead, hanging: indent + lead + bullet }),
+        pushAll(
+          out,
+          wrapWords(line.trim(), { width: WIDTH, indent: indent + lead, hanging: indent + lead + bullet }),
         );
       } else prose.push(line.trim());
     }
@@ -244,41 +255,63 @@ export function renderParagraphs(text: string, indent = 0): string[] {
 
 export function renderCommandHelp(spec: CommandSpec): string {
   const lines = [...wrapWords(`patchgate ${spec.name}: ${spec.summary}`, { width: WIDTH, hanging: 2 }), ''];
-  lines.push(...wrapUsage(usageLine(spec), 'Usage: ', spec.name));
-  if (spec.description) lines.push('', ...renderParagraphs(spec.description));
+  pushAll(lines, wrapUsage(usageLine(spec), 'Usage: ', spec.name));
+  if (spec.description) pushAll(lines, ['', ...renderParagraphs(spec.description)]);
   const positionals = spec.positionals ?? [];
   if (positionals.length > 0) {
     lines.push('', 'Arguments:');
-    const col = Math.min(MAX_LEFT, Math.max(...positionals.map((p) => p.name.length + 2))) + 4;
+    const col =
+      Math.min(
+        MAX_LEFT,
+        maxOf(
+          positionals.map((p) => p.name.length + 2),
+          0,
+        ),
+      ) + 4;
     for (const p of positionals) {
       const head = `  ${p.name}`;
       const body = wrapWords(p.description, { width: WIDTH, indent: col });
-      if (head.length + 2 <= col) lines.push(head + (body[0] ?? '').slice(head.length), ...body.slice(1));
-      else lines.push(head, ...body);
+      pushAll(
+        lines,
+        head.length + 2 <= col
+          ? [head + (body[0] ?? '').slice(head.length), ...body.slice(1)]
+          : [head, ...body],
+      );
     }
   }
-  lines.push('', 'Options:', ...optionLines({ ...spec.options, help: HELP_OPTION }));
+  pushAll(lines, ['', 'Options:', ...optionLines({ ...spec.options, help: HELP_OPTION })]);
   return `${lines.join('\n')}\n`;
 }
 
 export function renderGroupHelp(group: GroupSpec): string {
   const lines = [...wrapWords(`patchgate ${group.name}: ${group.summary}`, { width: WIDTH, hanging: 2 }), ''];
-  lines.push(...wrapUsage(`patchgate ${group.name} SUBCOMMAND [options]`, 'Usage: ', group.name));
-  if (group.description) lines.push('', ...renderParagraphs(group.description));
-  lines.push('', 'Subcommands:', ...commandList(group.subcommands));
+  pushAll(lines, wrapUsage(`patchgate ${group.name} SUBCOMMAND [options]`, 'Usage: ', group.name));
+  if (group.description) pushAll(lines, ['', ...renderParagraphs(group.description)]);
+  pushAll(lines, ['', 'Subcommands:', ...commandList(group.subcommands)]);
   lines.push('', `Run \`patchgate ${group.name} SUBCOMMAND --help\` for its options.`);
   return `${lines.join('\n')}\n`;
 }
 
 /** `  name   summary` rows, summaries wrapped under their column. */
 export function commandList(specs: readonly { name: string; summary: string }[]): string[] {
-  const col = Math.min(MAX_LEFT, Math.max(...specs.map((s) => s.name.length + 2))) + 4;
+  const col =
+    Math.min(
+      MAX_LEFT,
+      maxOf(
+        specs.map((s) => s.name.length + 2),
+        0,
+      ),
+    ) + 4;
   const lines: string[] = [];
   for (const s of specs) {
     const head = `  ${s.name}`;
     const body = wrapWords(s.summary, { width: WIDTH, indent: col });
-    if (head.length + 2 <= col) lines.push(head + (body[0] ?? '').slice(head.length), ...body.slice(1));
-    else lines.push(head, ...body);
+    pushAll(
+      lines,
+      head.length + 2 <= col
+        ? [head + (body[0] ?? '').slice(head.length), ...body.slice(1)]
+        : [head, ...body],
+    );
   }
   return lines;
 }

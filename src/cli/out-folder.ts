@@ -7,7 +7,8 @@ import { PatchgateError } from '../errors.js';
 export interface OutFs {
   mkdir(dir: string, opts: { recursive: true }): Promise<unknown>;
   readFile(file: string, encoding: 'utf8'): Promise<string>;
-  writeFile(file: string, content: string): Promise<void>;
+  /** `content` is the text, or its chunks in order. */
+  writeFile(file: string, content: string | readonly string[]): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   rm(target: string, opts: { recursive: true; force: true }): Promise<void>;
 }
@@ -15,10 +16,26 @@ export interface OutFs {
 export const nodeOutFs: OutFs = {
   mkdir: (dir, opts) => fsp.mkdir(dir, opts),
   readFile: (file, encoding) => fsp.readFile(file, encoding),
-  writeFile: (file, content) => fsp.writeFile(file, content),
+  writeFile: (file, content) => fsp.writeFile(file, typeof content === 'string' ? content : batched(content)),
   rename: (from, to) => fsp.rename(from, to),
   rm: (target, opts) => fsp.rm(target, opts),
 };
+
+/** Joined chunks of about 4 MiB: one write per chunk would be a million writes for a million-line artifact. */
+function* batched(chunks: readonly string[], size = 4 * 1024 * 1024): Generator<string> {
+  let parts: string[] = [];
+  let length = 0;
+  for (const c of chunks) {
+    parts.push(c);
+    length += c.length;
+    if (length >= size) {
+      yield parts.join('');
+      parts = [];
+      length = 0;
+    }
+  }
+  if (parts.length > 0) yield parts.join('');
+}
 
 /** Lists what a run wrote, so the next run removes exactly that and nothing of the user's. */
 const MANIFEST = '.patchgate-out.json';
@@ -37,7 +54,7 @@ const SCORECARD = 'scorecard.json';
 
 export interface OutFile {
   name: string;
-  content: string;
+  content: string | readonly string[];
 }
 
 function plainName(name: string): boolean {

@@ -1,4 +1,5 @@
 import type { ProgressEvent } from '../pipeline.js';
+import { displayText } from '../util/display-text.js';
 import { TERMINAL_WIDTH } from '../util/wrap.js';
 
 /**
@@ -81,7 +82,9 @@ export class ProgressLine {
     return Math.max(20, Math.min(TERMINAL_WIDTH, cols && cols > 0 ? cols : TERMINAL_WIDTH) - 1);
   }
 
-  private draw(text: string): void {
+  private draw(raw: string): void {
+    // Layer and task names are ours today; the line is still display-safe whatever a layer reports.
+    const text = displayText(raw);
     const line = text.length > this.width ? `${text.slice(0, this.width - 1)}…` : text;
     this.stream.write(`${CLEAR}${line}`);
     this.drawn = true;

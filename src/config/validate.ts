@@ -20,6 +20,7 @@ import { readFixtureLock } from '../layers/fixtures/lock-file.js';
 import { readTape } from '../layers/seeds/tape.js';
 import type { NamedContract } from '../layers/types.js';
 import { LAYERS } from '../pipeline.js';
+import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import { type ConfiguredSource, missingSources } from './configured-sources.js';
 import {
@@ -138,7 +139,7 @@ async function attempt(
     result.files.push({ file, role, status: 'ok' });
   } catch (err) {
     if (env.signal?.aborted) throw err;
-    if (err instanceof ContractFileError) result.problems.push(...err.problems);
+    if (err instanceof ContractFileError) pushAll(result.problems, err.problems);
     else if (err instanceof PatchgateError && err.kind === 'input' && err.code !== 'ABORTED')
       result.problems.push(asProblem(err, file));
     else throw err;
@@ -237,7 +238,7 @@ async function checkGlobs(
         if (text !== undefined) texts.push({ file, text });
       } catch (err) {
         if (!(err instanceof PatchgateError) || err.kind !== 'input' || err.code === 'ABORTED') throw err;
-        if (err instanceof ContractFileError) result.problems.push(...err.problems);
+        if (err instanceof ContractFileError) pushAll(result.problems, err.problems);
         else result.problems.push(asProblem(err, file));
         failed.add(file);
       }
@@ -256,7 +257,7 @@ async function checkGlobs(
       }
     } catch (err) {
       if (!(err instanceof ContractFileError)) throw err;
-      result.problems.push(...err.problems);
+      pushAll(result.problems, err.problems);
       for (const p of err.problems) failed.add(p.file);
     }
     for (const file of files) result.files.push({ file, role, status: failed.has(file) ? 'invalid' : 'ok' });
@@ -306,7 +307,7 @@ export async function validateContracts(
   } catch (err) {
     if (options.signal?.aborted) throw err;
     if (err instanceof ContractFileError) {
-      result.problems.push(...err.problems);
+      pushAll(result.problems, err.problems);
       const file = err.problems[0]?.file;
       if (file !== undefined) {
         result.configFile = file;

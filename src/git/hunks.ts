@@ -15,6 +15,8 @@
  * the output pinned (prefixes, renames, external diff and textconv drivers,
  * inter-hunk context, submodule format).
  */
+
+import { pushAll } from '../util/arrays.js';
 import type { Git } from './git.js';
 
 export interface DiffLine {
@@ -66,7 +68,7 @@ export function readQuoted(s: string, from = 0): { value: string; end: number } 
     const c = s[i] as string;
     if (c === '"') return { value: Buffer.from(bytes).toString('utf8'), end: i + 1 };
     if (c !== '\\') {
-      bytes.push(...Buffer.from(c, 'utf8'));
+      pushAll(bytes, Buffer.from(c, 'utf8'));
       continue;
     }
     const next = s[i + 1];

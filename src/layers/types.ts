@@ -3,6 +3,8 @@ import type { FrozenContracts } from '../config/frozen-contracts.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
+import type { MissingSubmodule } from '../git/submodules.js';
+import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ProgressReport } from './progress.js';
@@ -35,6 +37,8 @@ export interface Revision {
   root: string;
   /** A file as the revision has it in git's objects, which head code cannot reach; undefined when absent. */
   readCommitted(file: string): Promise<string | undefined>;
+  /** Submodules whose commit the repository does not have: their folders in the checkout are empty. */
+  missingSubmodules?: readonly MissingSubmodule[];
 }
 
 /** A contract file a layer reads from the base; the contracts layer protects it. */
@@ -61,7 +65,20 @@ export interface LayerContext {
    * base's tests, properties and seed replays judge the head's code. Its root
    * is the head's own checkout when the patch left the test side alone.
    */
-  overlay: Revision & { sameAsHead: boolean; restored: string[]; headOnly: string[]; merged: string[] };
+  overlay: Revision & {
+    sameAsHead: boolean;
+    restored: string[];
+    headOnly: string[];
+    merged: string[];
+    /** Mixed files a copy of which did not parse, so the overlay has the base's copy whole. */
+    fromBase: readonly { path: string; reason: string }[];
+    /** Paths the base's runner configuration names, taken from the base. */
+    named: readonly NamedPath[];
+    /** Values under the runner's loading keys the gate could not read statically. */
+    unread: readonly UnreadValue[];
+    /** Modules the runner's configuration imports that other code imports too (they stay the head's). */
+    shared: readonly SharedImport[];
+  };
   changes: readonly Change[];
   /** Every contract file the enabled layers name, plus the config. */
   contracts: readonly NamedContract[];
@@ -103,10 +120,18 @@ export interface FrozenItem {
   cause?: string;
   /** What the freeze matched when that is not `covers` itself, e.g. a signature template. */
   matched?: string;
+  /**
+   * For a signature row: what showed the failure was already there, since a
+   * row's wording alone excuses nothing (`pre-existing` on the base,
+   * `renamed from <base test>`, `intermittent` on reruns).
+   */
+  excused?: string;
   owner: string;
   expires: string;
   action: string;
   source: { file: string; index: number; line?: number };
+  /** `baseline`: the row was written by `patchgate baseline` (and committed by a human), not by hand. */
+  origin?: 'baseline';
 }
 
 /**
@@ -135,7 +160,11 @@ export interface PropertyProof {
 /** A file a layer wants written next to the scorecard (e.g. hit_report.head.json). */
 export interface Artifact {
   name: string;
-  content: string;
+  /**
+   * The file's text, or its chunks in order: a list of a million findings
+   * may not fit in one string.
+   */
+  content: string | readonly string[];
 }
 
 export interface LayerOutcome {

@@ -1,29 +1,56 @@
 /**
  * Config files that hold both sides: `pyproject.toml` and `setup.cfg`
  * configure the package and pytest, `package.json` the package and its test
- * runner. The overlay takes such a file from the head with its test sections
- * replaced by the base's, so a patch can change its dependencies' metadata
- * but not how the base's tests are run.
+ * runner, `tsconfig.json` the compiler and the module resolution the tests'
+ * imports go through. The overlay takes such a file from the head with its
+ * test parts replaced by the base's, so a patch can change its dependencies'
+ * metadata but not how the base's tests are run. Each format is read by a
+ * real parser of that format (TOML 1.0, iniconfig's INI, JSON, JSONC), never
+ * split by lines, and a copy that does not parse carries nothing past the
+ * split: the overlay then has the base's copy whole.
  */
+import picomatch from 'picomatch';
+import type TS from 'typescript';
+import { IniParseError, mergeIniSections } from './ini-sections.js';
+import { JsonParseError, type JsonSplit, mergeJsonSections, parseJsonObject } from './json-sections.js';
+import { mergeTomlSections, TomlParseError } from './toml-sections.js';
 
-/** One mixed file and what in it belongs to the tests. */
+/** One kind of mixed file and what in it belongs to the tests. */
 export interface SectionRule {
-  file: string;
-  kind: 'ini' | 'json';
-  /** ini/TOML: section names (`tool.pytest.ini_options`; a trailing `*` matches subsections). json: dotted keys. */
+  /** The file name (a glob over the name alone); the rule applies in every folder. */
+  name: string;
+  kind: 'toml' | 'ini' | 'json' | 'jsonc';
+  /**
+   * toml/json: dotted keys whose whole value is the tests' (toml: a trailing
+   * `*` matches every key of that table starting so). ini: section names (a
+   * trailing `*` matches any rest).
+   */
   sections: readonly string[];
+  /** json: dotted keys of alias maps split entry by entry (see json-sections). */
+  entries?: readonly string[];
 }
 
 export const SECTION_RULES: readonly SectionRule[] = [
   {
-    file: 'pyproject.toml',
-    kind: 'ini',
-    sections: ['tool.pytest.ini_options', 'tool.pytest', 'tool.pytest.*', 'tool.hypothesis*'],
+    name: 'pyproject.toml',
+    kind: 'toml',
+    sections: [
+      // pytest's own tables (`ini_options`, pytest 9's native `[tool.pytest]`) and its plugins' (`pytest_env`…).
+      'tool.pytest*',
+      'tool.hypothesis*',
+      // coverage.py runs inside the test process under pytest-cov, and its `plugins` are code it imports.
+      'tool.coverage',
+      // Entry points pytest and Hypothesis load by themselves once a setup step installs the project.
+      'project.entry-points.pytest11',
+      'project.entry-points.hypothesis',
+      'tool.poetry.plugins.pytest11',
+      'tool.poetry.plugins.hypothesis',
+    ],
   },
-  { file: 'setup.cfg', kind: 'ini', sections: ['tool:pytest'] },
-  { file: 'tox.ini', kind: 'ini', sections: ['pytest'] },
+  { name: 'setup.cfg', kind: 'ini', sections: ['tool:pytest', 'pytest', 'coverage:*'] },
+  { name: 'tox.ini', kind: 'ini', sections: ['pytest', 'coverage:*'] },
   {
-    file: 'package.json',
+    name: 'package.json',
     kind: 'json',
     sections: [
       'jest',
@@ -32,132 +59,95 @@ export const SECTION_RULES: readonly SectionRule[] = [
       'ava',
       'c8',
       'nyc',
+      'babel',
       'scripts.test',
       'scripts.pretest',
       'scripts.posttest',
     ],
+    entries: ['imports'],
+  },
+  {
+    name: '{tsconfig,jsconfig}*.json',
+    kind: 'jsonc',
+    sections: ['extends', 'compilerOptions.baseUrl', 'compilerOptions.rootDirs'],
+    entries: ['compilerOptions.paths'],
   },
 ];
 
-const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/;
+const matchers = SECTION_RULES.map((r) => ({ rule: r, test: picomatch(r.name, { dot: true }) }));
 
-function matches(name: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
+/** The rule that splits this repository path, if it is a mixed file. */
+export function sectionRuleFor(path: string): SectionRule | undefined {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return matchers.find((m) => m.test(name))?.rule;
 }
 
-interface Block {
-  name: string | undefined;
-  lines: string[];
+export interface MergedFile {
+  /** The overlay's copy; undefined for no file. */
+  text: string | undefined;
+  /** Set when a copy did not parse: why the overlay has the base's copy whole (or, without one, none). */
+  fromBase?: string;
 }
 
-/** The file as blocks: the preamble (no header), then one block per section header. */
-function blocks(text: string): Block[] {
-  const out: Block[] = [{ name: undefined, lines: [] }];
-  for (const line of text.split('\n')) {
-    const m = HEADER.exec(line);
-    // TOML reads `[tool."pytest".ini_options]` as `[tool.pytest.ini_options]`: quotes do not hide a section.
-    if (m) out.push({ name: (m[1] as string).replace(/[\s"']+/g, ''), lines: [line] });
-    else (out[out.length - 1] as Block).lines.push(line);
-  }
-  return out;
+export interface MergeOptions {
+  /** Module specifiers the base's test side imports (alias maps); undefined: unknown, every entry is the base's. */
+  specifiers?: readonly string[] | undefined;
+  /** The TypeScript compiler, which reads tsconfig's JSONC (needed for `jsonc` rules). */
+  ts?: typeof TS;
 }
 
-function mergeIni(rule: SectionRule, base: string | undefined, head: string | undefined): string | undefined {
-  const testBlocks =
-    base === undefined ? [] : blocks(base).filter((b) => b.name && matches(b.name, rule.sections));
-  const headTests =
-    head === undefined ? [] : blocks(head).filter((b) => b.name && matches(b.name, rule.sections));
-  const text = (bs: Block[]) => bs.map((b) => b.lines.join('\n').trimEnd()).join('\n');
-  // Same test sections (none, when the head deleted a file without any): the head's bytes, or no file.
-  if (text(testBlocks) === text(headTests)) return head;
-  const kept: string[] = [];
-  let inserted = false;
-  for (const b of head === undefined ? [] : blocks(head)) {
-    if (b.name && matches(b.name, rule.sections)) {
-      // The base's test sections take the place of the head's first one.
-      if (!inserted) for (const t of testBlocks) kept.push(...t.lines);
-      inserted = true;
-      continue;
-    }
-    kept.push(...b.lines);
-  }
-  if (!inserted && testBlocks.length > 0) {
-    if (kept.length > 0 && kept[kept.length - 1] !== '') kept.push('');
-    for (const t of testBlocks) kept.push(...t.lines);
-  }
-  return kept.join('\n');
+function parseErrorText(err: unknown): string | undefined {
+  if (err instanceof TomlParseError) return `is not valid TOML (${err.message})`;
+  if (err instanceof IniParseError) return `is refused by pytest's INI reader (${err.message})`;
+  if (err instanceof JsonParseError) return `is not a JSON object (${err.reason})`;
+  return undefined;
 }
 
-type Json = Record<string, unknown>;
-
-function getPath(obj: Json, dotted: string): { found: boolean; value?: unknown } {
-  let node: unknown = obj;
-  for (const part of dotted.split('.')) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, part))
-      return { found: false };
-    node = (node as Json)[part];
-  }
-  return { found: true, value: node };
-}
-
-function setPath(obj: Json, dotted: string, value: unknown, present: boolean): void {
-  const parts = dotted.split('.');
-  let node = obj;
-  for (const part of parts.slice(0, -1)) {
-    const next = node[part];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) {
-      if (!present) return;
-      node[part] = {};
-    }
-    node = node[part] as Json;
-  }
-  const last = parts[parts.length - 1] as string;
-  if (present) node[last] = value;
-  else delete node[last];
-}
-
-function parseObject(text: string | undefined): Json | undefined {
-  if (text === undefined) return {};
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function mergeJson(
-  rule: SectionRule,
-  base: string | undefined,
-  head: string | undefined,
-): string | undefined {
-  const b = parseObject(base);
-  const h = parseObject(head);
-  // A head file that is not a JSON object cannot be merged into; the runner will refuse it as it is.
-  if (h === undefined || b === undefined) return head;
-  // Same test sections: the head's own bytes, so an unrelated edit does not make an overlay of its own.
-  const same = rule.sections.every((key) => {
-    const x = getPath(b, key);
-    const y = getPath(h, key);
-    return x.found === y.found && JSON.stringify(x.value) === JSON.stringify(y.value);
-  });
-  if (same) return head;
-  for (const key of rule.sections) {
-    const fromBase = getPath(b, key);
-    setPath(h, key, fromBase.value, fromBase.found);
-  }
-  return `${JSON.stringify(h, null, 2)}\n`;
+function mergeText(rule: SectionRule, base: string, head: string, opts: MergeOptions): string {
+  if (rule.kind === 'toml') return mergeTomlSections(rule.sections, base, head);
+  if (rule.kind === 'ini') return mergeIniSections(rule.sections, base, head);
+  const ts = rule.kind === 'jsonc' ? opts.ts : undefined;
+  if (rule.kind === 'jsonc' && !ts) throw new Error('internal: a jsonc rule needs the TypeScript compiler');
+  const split: JsonSplit = { sections: rule.sections, entries: rule.entries ?? [] };
+  const empty = (t: string) => (t === '' ? {} : parseJsonObject(t, ts));
+  return mergeJsonSections(split, empty(base), empty(head), head, opts.specifiers);
 }
 
 /**
- * The overlay's copy of a mixed file: the head's, with the test sections the
- * base has (and none of the head's own). Undefined when neither side has the file.
+ * The overlay's copy of a mixed file: the head's, with the test parts the
+ * base has (and none of the head's own). A side without the file counts as
+ * an empty one; undefined text when neither side has test parts to keep.
  */
 export function mergeSections(
   rule: SectionRule,
   base: string | undefined,
   head: string | undefined,
-): string | undefined {
-  if (base === undefined && head === undefined) return undefined;
-  return rule.kind === 'ini' ? mergeIni(rule, base, head) : mergeJson(rule, base, head);
+  opts: MergeOptions = {},
+): MergedFile {
+  if (base === undefined && head === undefined) return { text: undefined };
+  // A base copy that cannot be read has no test parts to give: the overlay runs what the base runs.
+  if (base !== undefined) {
+    try {
+      mergeText(rule, base, '', opts);
+    } catch (err) {
+      const why = parseErrorText(err);
+      if (why === undefined) throw err;
+      return {
+        text: base,
+        fromBase: `the base's copy ${why}, so it cannot be split: the overlay has it whole`,
+      };
+    }
+  }
+  try {
+    const text = mergeText(rule, base ?? '', head ?? '', opts);
+    // Nothing of the tests' to add to a file the head does not have: no file.
+    return { text: head === undefined && text === '' ? undefined : text };
+  } catch (err) {
+    const why = parseErrorText(err);
+    if (why === undefined) throw err;
+    return {
+      text: base,
+      fromBase: `the head's copy ${why}: nothing of it may reach the tests, so the overlay has the base's copy${base === undefined ? ' (none)' : ''}`,
+    };
+  }
 }

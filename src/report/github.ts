@@ -1,4 +1,5 @@
 import type { Finding } from '../layers/types.js';
+import { displayText } from '../util/display-text.js';
 import { checkRepoPath } from '../util/repo-path.js';
 import type { Scorecard } from './scorecard.js';
 
@@ -57,7 +58,11 @@ export function findingLocation(f: Pick<Finding, 'evidence'>): FileLocation | un
   return undefined;
 }
 
-/** One workflow command per finding that points at a repository file: `error` for reject and error, `warning` for warn. */
+/**
+ * One workflow command per finding that points at a repository file: `error` for reject and error,
+ * `warning` for warn. The message and file are the patch's words: display-safe (no escape sequence for the
+ * log viewer, no bidi override) before the command's own escaping, which keeps them on the command's line.
+ */
 export function renderGithubAnnotations(card: Pick<Scorecard, 'findings'>): string {
   const out: string[] = [];
   for (const f of card.findings) {
@@ -65,11 +70,11 @@ export function renderGithubAnnotations(card: Pick<Scorecard, 'findings'>): stri
     if (!at) continue;
     const command = f.severity === 'warn' ? 'warning' : 'error';
     const props = [
-      `file=${escapeProperty(at.file)}`,
+      `file=${escapeProperty(displayText(at.file))}`,
       ...(at.line !== undefined ? [`line=${at.line}`] : []),
-      `title=${escapeProperty(f.code)}`,
+      `title=${escapeProperty(displayText(f.code))}`,
     ];
-    out.push(`::${command} ${props.join(',')}::${escapeData(f.message)}\n`);
+    out.push(`::${command} ${props.join(',')}::${escapeData(displayText(f.message))}\n`);
   }
   return out.join('');
 }

@@ -1,5 +1,7 @@
 import { isReasonCode, REASON_CODES } from '../codes.js';
 import type { Finding } from '../layers/types.js';
+import { findingCount } from './aggregate.js';
+import { mdCode, mdProse } from './markdown-text.js';
 import type { Scorecard } from './scorecard.js';
 
 const ICON: Record<string, string> = {
@@ -23,10 +25,6 @@ export interface MarkdownOptions {
   reportLink?: string;
   /** Largest summary in bytes; findings past it are counted, not shown. */
   maxBytes?: number;
-}
-
-function cell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
 /** At most `max` characters, cut at a word boundary, with an ellipsis when cut. */
@@ -68,38 +66,48 @@ function facts(e: Record<string, unknown>): string {
   for (const k of KEY_FACTS) {
     const v = e[k];
     if (v === undefined || v === null || typeof v === 'object') continue;
-    out.push(`${k} \`${cell(shorten(String(v), 60))}\``);
+    out.push(`${k} ${mdCode(shorten(String(v), 60))}`);
     if (out.length === 3) break;
   }
   return out.join(', ');
 }
 
-/** The finding's own next step, else the waiver a human job may give, else the code's general one. */
+/**
+ * The finding's own next step (a layer's, which may quote the patch's paths: shown as code), else the
+ * waiver a human job may give, else the code's general one (our words).
+ */
 function nextStep(f: Finding): string {
   const next = f.evidence.next;
-  if (typeof next === 'string' && next !== '') return shorten(next, 200);
+  if (typeof next === 'string' && next !== '') return mdCode(shorten(next, 200));
   const waiver = f.evidence.waiver;
-  if (typeof waiver === 'string' && waiver !== '') return `fix the patch, or a human job sets ${waiver}`;
-  return isReasonCode(f.code) ? shorten(REASON_CODES[f.code].next, 200) : '';
+  if (typeof waiver === 'string' && waiver !== '')
+    return `fix the patch, or a human job sets ${mdCode(waiver)}`;
+  return isReasonCode(f.code) ? mdProse(shorten(REASON_CODES[f.code].next, 200)) : '';
 }
 
 function findingRow(f: Finding): string {
   const where = location(f.evidence);
-  return `| ${ICON[f.severity === 'error' ? 'error' : f.severity] ?? ''} ${f.severity} | \`${f.code}\` | ${where ? `\`${cell(shorten(where, 80))}\`` : ''} | ${cell(shorten(f.message, 300))}${facts(f.evidence) ? `<br>${facts(f.evidence)}` : ''} | ${cell(nextStep(f))} |`;
+  const known = facts(f.evidence);
+  return `| ${ICON[f.severity] ?? ''} ${mdProse(f.severity)} | ${mdCode(f.code)} | ${where ? mdCode(shorten(where, 80)) : ''} | ${mdCode(shorten(f.message, 300))}${known ? `<br>${known}` : ''} | ${nextStep(f)} |`;
 }
 
 /** The verdict in one line: what blocks the merge, or that nothing does. */
 export function verdictReason(card: Scorecard): string {
   const blocking = card.findings.filter((f) => f.severity !== 'warn');
   if (blocking.length === 0) {
-    const warns = card.findings.length;
+    let warns = 0;
+    for (const f of card.findings) warns += findingCount(f);
     return warns === 0 ? 'nothing blocks the merge' : `nothing blocks the merge (${warns} warning(s))`;
   }
   const counts = new Map<string, number>();
-  for (const f of blocking) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
-  const codes = [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ');
+  let n = 0;
+  for (const f of blocking) {
+    counts.set(f.code, (counts.get(f.code) ?? 0) + findingCount(f));
+    n += findingCount(f);
+  }
+  const codes = [...counts].map(([c, k]) => (k > 1 ? `${c} ×${k}` : c)).join(', ');
   const what = card.verdict === 'error' ? 'the gate could not decide' : 'blocking the merge';
-  return `${blocking.length} finding(s) ${what}: ${codes}`;
+  return `${n} finding(s) ${what}: ${codes}`;
 }
 
 /**
@@ -112,15 +120,19 @@ export function verdictReason(card: Scorecard): string {
 export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): string {
   const budget = Math.min(options.maxBytes ?? DEFAULT_BUDGET, STEP_SUMMARY_LIMIT);
   const head: string[] = [];
-  head.push(`## patchgate: ${ICON[card.verdict] ?? ''} ${card.verdict} — ${cell(verdictReason(card))}`);
+  head.push(`## patchgate: ${ICON[card.verdict] ?? ''} ${card.verdict} — ${mdProse(verdictReason(card))}`);
   head.push('');
+  // The refs are what the job passed (a branch name is the patch author's to choose): code, like every other
+  // string that did not come from this module.
+  const text = (s: string) => mdCode(s, { table: false });
   head.push(
-    `Base \`${cell(card.base.ref)}\` → merge-base \`${card.base.commit.slice(0, 12)}\`; head \`${cell(card.head.ref)}\` \`${card.head.commit.slice(0, 12)}\`${card.head.worktree ? ' + working tree' : ''}. Rules read from \`${card.config.file}\` in the base.`,
+    `Base ${text(card.base.ref)} → merge-base ${text(card.base.commit.slice(0, 12))}; head ${text(card.head.ref)} ${text(card.head.commit.slice(0, 12))}${card.head.worktree ? ' + working tree' : ''}. Rules read from ${text(card.config.file)} in the base.`,
   );
   if (options.reportLink) {
     head.push('');
+    // reportLinkFrom only lets through an http(s) URL with nothing Markdown could read as syntax.
     head.push(
-      `Full report: \`report.html\` in the out folder artifact, [${cell(options.reportLink)}](${options.reportLink}).`,
+      `Full report: \`report.html\` in the out folder artifact, [${mdProse(options.reportLink)}](${options.reportLink}).`,
     );
   }
   head.push('');
@@ -129,20 +141,22 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
   for (const l of card.layers) {
     const ms = card.timings?.layers?.[l.name];
     head.push(
-      `| ${l.name} | ${ICON[l.status] ?? ''} ${l.status}${l.reason ? ` (${cell(shorten(l.reason, 80))})` : ''} | ${l.findings} | ${ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`} |`,
+      `| ${mdProse(l.name)} | ${ICON[l.status] ?? ''} ${mdProse(l.status)}${l.reason ? ` (${mdProse(shorten(l.reason, 80))})` : ''} | ${l.findings} | ${ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`} |`,
     );
   }
 
   const tail: string[] = [];
   if (card.frozen.length > 0) {
     tail.push('');
-    tail.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
+    tail.push(
+      '**Frozen** (human-owned freezes; never counted as a hit or a pass; a baseline row was written by `patchgate baseline` for what the suite already failed or skipped at adoption):',
+    );
     tail.push('');
     tail.push('| layer | covers | cause or signature | owner | expires | action |');
     tail.push('| --- | --- | --- | --- | --- | --- |');
     for (const z of card.frozen.slice(0, 50)) {
       tail.push(
-        `| ${z.layer} | ${cell(shorten(z.covers, 100))} | ${cell(shorten(z.cause ?? z.matched ?? '', 100))} | ${cell(z.owner)} | ${z.expires} | ${cell(shorten(z.action, 120))} |`,
+        `| ${mdProse(z.origin === 'baseline' ? `${z.layer} (baseline row)` : z.layer)} | ${mdCode(shorten(z.covers, 100))} | ${(z.cause ?? z.matched) ? mdCode(shorten(z.cause ?? z.matched ?? '', 100)) : ''} | ${mdCode(z.owner)} | ${mdCode(z.expires)} | ${mdCode(shorten(z.action, 120))} |`,
       );
     }
     if (card.frozen.length > 50)
@@ -152,7 +166,9 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
     tail.push('');
     tail.push(`**Overrides** (a human token was set; its value is never recorded):`);
     for (const o of card.overrides.slice(0, 50))
-      tail.push(`- \`${o.code}\` \`${cell(shorten(o.path, 100))}\` via \`${o.variable}\``);
+      tail.push(
+        `- ${mdCode(o.code, { table: false })} ${mdCode(shorten(o.path, 100), { table: false })} via ${mdCode(o.variable, { table: false })}`,
+      );
   }
   tail.push('');
 

@@ -8,6 +8,11 @@ export function stableStringify(value: unknown): string {
   return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
 }
 
+/** The same, on one line (no indentation, no final newline): one record of a JSON-lines style list. */
+export function stableLine(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {

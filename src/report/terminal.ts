@@ -1,4 +1,6 @@
 import pc from 'picocolors';
+import { pushAll } from '../util/arrays.js';
+import { displayText, noWorkflowCommands } from '../util/display-text.js';
 import { cutAtWord, TERMINAL_WIDTH, wrapWords } from '../util/wrap.js';
 import type { Scorecard } from './scorecard.js';
 
@@ -27,12 +29,15 @@ function evidenceValue(v: unknown): string {
   return cutAtWord(s, EVIDENCE_VALUE_MAX);
 }
 
-/** A finding's evidence as `key=value` words, long values shortened between words (never inside one). */
+/**
+ * A finding's evidence as `key=value` words, long values shortened between words (never inside one).
+ * Display-safe: keys and values can be the patch's.
+ */
 export function evidenceText(evidence: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(evidence)) {
     if (v === undefined) continue;
-    parts.push(`${k}=${evidenceValue(v)}`);
+    parts.push(`${displayText(k)}=${displayText(evidenceValue(v))}`);
   }
   return cutAtWord(parts.join(' '), EVIDENCE_MAX);
 }
@@ -55,8 +60,14 @@ function hang(
   return lines.map((l, i) => (i === 0 ? shownPrefix + paint(l.slice(prefix.length)) : paint(l)));
 }
 
-/** The table a human reads in CI logs: verdict, layers, then every finding with its evidence. Fits `width` columns. */
+/**
+ * The table a human reads in CI logs: verdict, layers, then every finding with its evidence. Fits `width`
+ * columns. Every string from the scorecard goes through displayText before it is coloured (a test name
+ * cannot move the cursor, reorder a line or start an escape sequence), and no line of the laid-out table
+ * can be read by a CI runner as a workflow command.
+ */
 export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
+  const t = displayText;
   const width = opts.width ?? TERMINAL_WIDTH;
   const c = pc.createColors(opts.color);
   const paint = (status: string, text: string) =>
@@ -70,11 +81,12 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
   const lines: string[] = [];
   const verdict = card.verdict.toUpperCase();
   const title = `patchgate ${verdict}  `;
-  lines.push(
-    ...hang(
+  pushAll(
+    lines,
+    hang(
       title,
       `${c.bold('patchgate')} ${paint(card.verdict, c.bold(verdict))}  `,
-      `base ${card.base.ref} @ ${card.base.commit.slice(0, 12)}  head ${card.head.ref} @ ${card.head.commit.slice(0, 12)}${card.head.worktree ? ' (+ working tree)' : ''}`,
+      `base ${t(card.base.ref)} @ ${t(card.base.commit.slice(0, 12))}  head ${t(card.head.ref)} @ ${t(card.head.commit.slice(0, 12))}${card.head.worktree ? ' (+ working tree)' : ''}`,
       2,
       width,
     ),
@@ -85,7 +97,7 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
     const count = String(l.findings);
     const prefix = `${pad(l.name, 12)} ${pad(l.status, 8)} ${count}  `;
     const shown = `${pad(l.name, 12)} ${paint(l.status, pad(l.status, 8))} ${count}  `;
-    lines.push(...hang(prefix, shown, l.reason ?? '', 24, width, c.dim));
+    pushAll(lines, hang(prefix, shown, t(l.reason ?? ''), 24, width, c.dim));
   }
   if (card.findings.length > 0) {
     lines.push('');
@@ -94,25 +106,30 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
       const prefix = `${pad(f.severity, 8)} ${pad(f.code, 26)} `;
       const shown = `${paint(f.severity, pad(f.severity, 8))} ${pad(f.code, 26)} `;
       // A code longer than its column pushes the message right; the message still wraps at its column.
-      lines.push(...hang(prefix, shown, f.message, MESSAGE_COLUMN, width));
+      pushAll(lines, hang(prefix, shown, t(f.message), MESSAGE_COLUMN, width));
       const evidence = evidenceText(f.evidence);
       if (evidence !== '')
-        lines.push(...wrapWords(evidence, { width, indent: MESSAGE_COLUMN }).map((l) => c.dim(l)));
+        pushAll(
+          lines,
+          wrapWords(evidence, { width, indent: MESSAGE_COLUMN }).map((l) => c.dim(l)),
+        );
     }
   }
   if (card.frozen.length > 0) {
     lines.push('');
     lines.push(c.cyan(`frozen (${card.frozen.length}) — not counted as hits or passes:`));
     for (const z of card.frozen) {
-      const text = `${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''}${z.matched ? ` matched=${JSON.stringify(z.matched)}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`;
-      lines.push(...wrapWords(text, { width, indent: 2, hanging: 4 }));
+      const text = t(
+        `${z.layer}${z.origin === 'baseline' ? ' (baseline row)' : ''} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''}${z.matched ? ` matched=${JSON.stringify(z.matched)}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
+      );
+      pushAll(lines, wrapWords(text, { width, indent: 2, hanging: 4 }));
     }
   }
   if (card.overrides.length > 0) {
     lines.push('');
     lines.push(c.yellow(`overrides (${card.overrides.length}):`));
     for (const o of card.overrides)
-      lines.push(...wrapWords(`${o.code} ${o.path} via ${o.variable}`, { width, indent: 2, hanging: 4 }));
+      pushAll(lines, wrapWords(t(`${o.code} ${o.path} via ${o.variable}`), { width, indent: 2, hanging: 4 }));
   }
-  return `${lines.join('\n')}\n`;
+  return noWorkflowCommands(`${lines.join('\n')}\n`);
 }

@@ -11,6 +11,7 @@
  * shows. A tree over its cap is killed and told why.
  */
 import { readdirSync, readFileSync, readlinkSync, statfsSync } from 'node:fs';
+import { pushAll } from '../util/arrays.js';
 
 /** What the watcher saw when a tree went over its cap. */
 export interface MemoryUse {
@@ -95,7 +96,7 @@ export function descendants(root: number): number[] {
   const pending = [...(children.get(root) ?? [])];
   for (let pid = pending.shift(); pid !== undefined; pid = pending.shift()) {
     out.push(pid);
-    pending.push(...(children.get(pid) ?? []));
+    pushAll(pending, children.get(pid) ?? []);
   }
   return out;
 }

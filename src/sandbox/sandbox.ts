@@ -43,6 +43,7 @@ import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { pushAll } from '../util/arrays.js';
 import { type FolderUsage, measureFolder, measureFolderSync, watchDisk } from './disk-watch.js';
 import { HOW_TO_ENABLE_NETWORK, type Isolation } from './isolation.js';
 import { killTree, OWN_PROCESS_GROUP } from './kill.js';
@@ -212,6 +213,7 @@ export class Sandbox {
   private network: Promise<NetworkStatus> | undefined;
   private networkDown: string | undefined;
   private readonly resolvConf: string;
+  private readonly sealed = new Set<string>();
 
   constructor(
     readonly isolation: Isolation,
@@ -310,6 +312,21 @@ export class Sandbox {
       return { available: false, reason, next: HOW_TO_ENABLE_NETWORK };
     }
     return { available: true, tool: 'slirp4netns' };
+  }
+
+  /**
+   * Makes `dir` (an installed dependency folder, by its real path) read-only
+   * to every head process from now on, even inside a checkout it may write: a
+   * head test cannot plant a runner or a plugin in it for a later run (the
+   * base's rerun, the overlay's) to pick up. Enforced under bubblewrap only.
+   */
+  seal(dir: string): void {
+    this.sealed.add(path.resolve(dir));
+  }
+
+  /** The sealed folders, for the pytest guard (their distributions may declare plugins). */
+  get sealedDirs(): readonly string[] {
+    return [...this.sealed].sort();
   }
 
   spawn(spec: SandboxSpec): HeadProcess {
@@ -542,15 +559,21 @@ export class Sandbox {
         a.push('--perms', '0755', '--dir', cur);
       }
     };
+    const inView = (p: string) =>
+      [...readable, ...spec.writable].some((v) => p === v || p.startsWith(`${v}/`));
     const mounts = [
       ...readable.map((p) => ({ p, rw: false })),
       ...spec.writable.map((p) => ({ p, rw: true })),
+      // Mounted after (inside) the writable checkout that holds them, so they stay read-only there.
+      ...[...this.sealed].filter(inView).map((p) => ({ p, rw: false })),
     ].filter((m) => existsSync(m.p));
     // Parents first, so a writable checkout inside a read-only folder stays writable.
     mounts.sort((x, y) => x.p.length - y.p.length);
     for (const m of mounts) {
       ensureParents(m.p);
       a.push(m.rw ? '--bind' : '--ro-bind', m.p, m.p);
+      // A sealed folder inside this mount has it as a parent: it exists already and must not be made again.
+      made.add(m.p);
       // Test runners write caches into the dependencies they run from (vite bundles its config into
       // node_modules/.vite-temp). A borrowed node_modules stays read-only; those caches get a private tmpfs.
       if (!m.rw && path.basename(m.p) === 'node_modules') {
@@ -581,15 +604,11 @@ export class Sandbox {
     for (const [k, v] of Object.entries(env)) a.push('--setenv', k, v);
     a.push('--');
     // With its own namespace (root): held here. In a holder's: the holder is held instead.
-    if (net.networked && !net.holder) a.push(...NETWORK_GATE);
+    if (net.networked && !net.holder) pushAll(a, NETWORK_GATE);
     if (tools.prlimit) {
-      a.push(
-        tools.prlimit,
-        ...(this.isolation.user === 'separate' ? [`--nproc=${limits.processes}`] : []),
-        `--fsize=${limits.fileBytes}`,
-        '--core=0',
-        '--',
-      );
+      a.push(tools.prlimit);
+      if (this.isolation.user === 'separate') a.push(`--nproc=${limits.processes}`);
+      a.push(`--fsize=${limits.fileBytes}`, '--core=0', '--');
     }
     if (this.isolation.user === 'separate' && tools.setpriv) {
       a.push(
@@ -603,7 +622,7 @@ export class Sandbox {
         '--',
       );
     }
-    a.push(...spec.argv);
+    pushAll(a, spec.argv);
     if (!net.holder) return a;
     // The holder: a user namespace mapping the gate's uid to itself and the network namespace, nothing
     // else (the whole host is in view, as it is to the gate; the sandbox inside builds its own root).

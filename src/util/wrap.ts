@@ -1,3 +1,4 @@
+import { pushAll } from './arrays.js';
 /**
  * Word wrapping for what a person reads in a terminal: help text, the report
  * table. Lines break between words; a single word longer than the width is the
@@ -27,7 +28,7 @@ export function wrapWords(text: string, opts: WrapOptions): string[] {
   const out: string[] = [];
   for (const [i, para] of text.split('\n').entries()) {
     const first = i === 0 ? indent : hanging;
-    out.push(...wrapLine(para, opts.width, first, hanging));
+    pushAll(out, wrapLine(para, opts.width, first, hanging));
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type GitDir, GitDir as Repo, runCli, tempDir } from '../helpers/gitdir.js';
-import { hitsRepo } from '../helpers/hits-repo.js';
+import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
 import { processesWith } from '../unit/runners/fake-harness.js';
 
 type Card = {
@@ -117,38 +117,72 @@ describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 
   });
 
   it.each([
-    // Ends its own process: the pool loses the worker mid-task, which is the gate's error verdict.
-    ['process.exit(0)', 'process.exit(0);', 'error'],
-    ['process.reallyExit', '(process as any).reallyExit(0);', 'error'],
+    // Ends its own process: the pool loses the worker mid-task. The base's property runs in the same host
+    // program, so the crash is the patch's doing: a rejection, never "could not decide".
+    ['process.exit(0)', 'process.exit(0);'],
+    ['process.reallyExit', '(process as any).reallyExit(0);'],
     // Its parent is the sandbox's init, which it may not kill: the property throws, which is a rejection.
-    ['process.kill of its parent', 'process.kill(process.ppid, "SIGKILL"); process.exit(0);', 'reject'],
-  ])('a property that writes an accept scorecard and ends with %s gets no accept', async (_n, end, verdict) => {
+    ['process.kill of its parent', 'process.kill(process.ppid, "SIGKILL"); process.exit(0);'],
+  ])('a property that writes an accept scorecard and ends with %s is rejected, never accepted', async (_n, end) => {
     const body = `
       for (const dir of ['.patchgate/out', '../.patchgate/out']) {
         try { fs.mkdirSync(dir, { recursive: true }); fs.writeFileSync(dir + '/scorecard.json', '{"verdict":"accept"}'); } catch {}
       }
       ${end}`;
-    const r = await check(hitsRepo(PROPS, { 'properties/p.ts': probe(body) }));
-    expect(r.card?.verdict).toBe(verdict);
-    expect(r.code).toBe(verdict === 'error' ? 3 : 1);
+    const repo = hitsRepo(PROPS, { 'properties/p.ts': TS_INVOICE_PROPERTY });
+    repo.write({
+      'properties/p.ts': probe(body).replace("name: 'probe'", "name: 'invoice_total_matches_lines'"),
+    });
+    const r = await check(repo);
+    expect(r.card?.verdict).toBe('reject');
+    expect(r.code).toBe(1);
+    const codes = r.codes.filter((c) => c !== 'PROPERTY_SET_CHANGED');
+    expect(codes.some((c) => c === 'HEAD_RUN_BROKEN' || c === 'BASELINE_FAIL')).toBe(true);
+    expect(r.codes).not.toContain('INTERNAL_ERROR');
   });
 
-  it('a native _exit(0) through process.dlopen of a committed shared object is an error, never accept', async () => {
+  it("a property that ends its host is HEAD_RUN_BROKEN where the base's property scores in the same host", async () => {
+    const repo = hitsRepo(PROPS, { 'properties/p.ts': TS_INVOICE_PROPERTY });
+    repo.write({
+      'properties/p.ts': TS_INVOICE_PROPERTY.replace('check(fx) {', 'check(fx) {\n    process.exit(0);'),
+    });
+    const r = await check(repo);
+    expect(r.code).toBe(1);
+    const broken = r.card?.findings.find((f) => f.code === 'HEAD_RUN_BROKEN');
+    expect(broken?.severity).toBe('reject');
+    expect(broken?.evidence).toMatchObject({ property: 'invoice_total_matches_lines', side: 'head' });
+  });
+
+  it('a property that ends its host on the base too is BASE_RUN_BROKEN: the gate cannot decide, and says whose it is', async () => {
+    const crash = TS_INVOICE_PROPERTY.replace('check(fx) {', 'check(fx) {\n    process.exit(0);');
+    const r = await check(hitsRepo(PROPS, { 'properties/p.ts': crash }));
+    expect(r.card?.verdict).toBe('error');
+    expect(r.code).toBe(2);
+    expect(r.card?.findings.find((f) => f.code === 'BASE_RUN_BROKEN')?.evidence).toMatchObject({
+      side: 'base',
+    });
+    expect(r.codes).not.toContain('INTERNAL_ERROR');
+  });
+
+  it('a native _exit(0) through process.dlopen of a committed shared object is rejected, never accepted', async () => {
     const dir = tempDir('pg-so-');
     writeFileSync(
       path.join(dir, 'bye.c'),
       '#include <unistd.h>\n__attribute__((constructor)) static void bye(void) { _exit(0); }\n',
     );
     execFileSync('gcc', ['-shared', '-fPIC', '-o', path.join(dir, 'bye.node'), path.join(dir, 'bye.c')]);
-    const repo = hitsRepo(PROPS, {
-      'properties/p.ts': probe(
-        "process.dlopen({ exports: {} } as any, new URL('./bye.node', import.meta.url).pathname);",
+    const repo = hitsRepo(PROPS, { 'properties/p.ts': TS_INVOICE_PROPERTY });
+    repo.write({
+      'properties/p.ts': TS_INVOICE_PROPERTY.replace(
+        'check(fx) {',
+        "check(fx) {\n    process.dlopen({ exports: {} } as any, new URL('./bye.node', import.meta.url).pathname);",
       ),
       'properties/bye.node': readFileSync(path.join(dir, 'bye.node')),
     });
     const r = await check(repo);
-    expect(r.code).toBe(3);
-    expect(r.card?.verdict).toBe('error');
+    expect(r.code).toBe(1);
+    expect(r.card?.verdict).toBe('reject');
+    expect(r.codes).toContain('HEAD_RUN_BROKEN');
   });
 
   it('a setsid daemon cannot rewrite the out folder after the gate exits: it dies with the sandbox', async () => {

@@ -225,16 +225,18 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
     expect(r.card.verdict).toBe('accept');
   });
 
-  it('turns a worker that crashes into verdict error, never accept', async () => {
+  it("turns a worker a head property crashes into a rejection (HEAD_RUN_BROKEN) while the base's properties score in the same host", async () => {
     const repo = hitsRepo(TS, { 'properties/invoice.ts': TS_INVOICE_PROPERTY });
     repo.write({
       'properties/crash.ts': prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);'),
     });
     const r = await check(repo);
-    expect(r.card.verdict).toBe('error');
-    expect(r.card.errorKind).toBe('internal');
-    expect(r.code).toBe(3);
-    expect(r.card.findings.find((f) => f.code === 'INTERNAL_ERROR')?.evidence.property).toBe('exits');
+    expect(r.card.verdict).toBe('reject');
+    expect(r.code).toBe(1);
+    const broken = r.card.findings.find((f) => f.code === 'HEAD_RUN_BROKEN');
+    expect(broken?.evidence).toMatchObject({ property: 'exits', side: 'head' });
+    expect(String(broken?.evidence.error)).toMatch(/exited with code 7/);
+    expect(r.codes).not.toContain('INTERNAL_ERROR');
   });
 
   // With one worker, these eight properties go to the pool in batches of two (several properties per task).
@@ -275,9 +277,11 @@ describe('hits layer (built CLI, real git repos, worker pool)', () => {
       batchOf(prop('exits', ['lines'], 'if (fx.lines.length > 2) process.exit(7);')),
     );
     const r = await check(repo);
+    // The crashing property is the base's too: the gate cannot judge it (an error), and says it is the base's.
     expect(r.card.verdict).toBe('error');
-    const internal = r.card.findings.filter((f) => f.code === 'INTERNAL_ERROR');
-    expect([...new Set(internal.map((f) => f.evidence.property))]).toEqual(['exits']);
+    const broken = r.card.findings.filter((f) => f.code === 'BASE_RUN_BROKEN');
+    expect([...new Set(broken.map((f) => f.evidence.property))]).toEqual(['exits']);
+    expect(r.codes).not.toContain('INTERNAL_ERROR');
     expect(headReport(repo).filter((row) => row.property.startsWith('coupled_'))).toHaveLength(7);
   });
 

@@ -136,7 +136,7 @@ def pytest_runtest_makereport(item, call):
     );
   });
 
-  it('lists a regression a human-owned signature row covers as frozen, not as a rejection', async () => {
+  it('a signature row frozen for a regression the patch makes every time excuses nothing: still REGRESSION, naming the row', async () => {
     const repo = pythonRepo();
     patch(repo, { 'src/calc.py': BROKEN, 'tests/test_add.py': null }, 'agent: remove obsolete test');
     const first = await judge(repo);
@@ -168,12 +168,18 @@ def pytest_runtest_makereport(item, call):
     repo.git('checkout', '-q', 'agent');
     repo.git('merge', '-q', '--no-edit', 'main');
     const r = await judge(repo);
-    expect(regressions(r.card).map((f) => f.evidence.test)).not.toContain(found?.evidence.test);
-    expect((r.card as unknown as { frozen: Record<string, unknown>[] }).frozen).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ layer: 'regression', covers: found?.evidence.test, owner: 'hana' }),
-      ]),
+    // The base passes it and two more runs on the head's code fail it the same way: not a flake, not old.
+    const still = regressions(r.card).find((f) => f.evidence.test === found?.evidence.test);
+    expect(r.card.verdict).toBe('reject');
+    expect(still?.evidence.freeze).toMatchObject({ file: 'flake_signatures.json', row: 0 });
+    expect(String((still?.evidence.freeze as { why?: string }).why)).toMatch(
+      /base passes this test and 2 more run\(s\) on the head's code failed the same way every time/,
     );
+    expect((r.card as unknown as { frozen: Record<string, unknown>[] }).frozen).toEqual([]);
+    // The human way to take it is the override, in a job a human triggers.
+    const human = await judge(repo, { PATCHGATE_TESTS_OVERRIDE: 'yes' });
+    expect(human.card.verdict).toBe('accept');
+    expect(human.card.findings.find((f) => f.code === 'REGRESSION')?.severity).toBe('warn');
   });
 
   it('rejects a test rewritten to expect the wrong answer', async () => {

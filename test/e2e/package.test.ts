@@ -34,6 +34,8 @@ describe('the npm package', () => {
         'src/runners/harness/python/patchgate_census.py',
         'src/runners/harness/python/patchgate_reach.py',
         'src/runners/harness/python/patchgate_claims.py',
+        'src/runners/harness/python/patchgate_guard.py',
+        'src/runners/harness/python/boot/sitecustomize.py',
       ]),
     );
   });

@@ -9,7 +9,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { stableStringify } from '../../report/stable-json.js';
 import { renderTerminal } from '../../report/terminal.js';
 import { exitCodeFor } from '../exit-codes.js';
-import { type CliIO, useColor } from '../io.js';
+import { type CliIO, rawStream, useColor } from '../io.js';
 import { parseCommand } from '../options.js';
 import { OutFolder, type OutFs } from '../out-folder.js';
 import { ProgressLine } from '../progress.js';
@@ -67,7 +67,8 @@ export async function checkCommand(
   const { today } = resolveToday(values.today, io.env);
   const artifacts: Artifact[] = [];
   // Drawn only on a terminal (ProgressLine checks), never with --json or --quiet.
-  const line = new ProgressLine(io.stderr);
+  // The line clears itself with an escape sequence of its own; it makes what it draws display-safe.
+  const line = new ProgressLine(rawStream(io.stderr));
   const progress = !values.quiet && !reporters.includes('json') && line.enabled ? line : undefined;
   const card = await runGate({
     cwd: io.cwd,
@@ -118,10 +119,12 @@ export async function checkCommand(
   ]);
   const stepSummary = io.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) await appendFile(stepSummary, markdown);
-  if (reporters.includes('github')) io.stdout.write(renderGithubAnnotations(card));
+  // Workflow commands are what this reporter is for; each makes the patch's text in it display-safe.
+  if (reporters.includes('github')) rawStream(io.stdout).write(renderGithubAnnotations(card));
   if (reporters.includes('json')) io.stdout.write(stableStringify(card));
   if (reporters.includes('terminal')) {
-    io.stdout.write(renderTerminal(card, { color: useColor(io) }));
+    // Coloured: the table makes every string from the scorecard display-safe itself.
+    rawStream(io.stdout).write(renderTerminal(card, { color: useColor(io) }));
     const shown = path.relative(io.cwd, out);
     const where = shown === '' ? '.' : shown.startsWith('..') ? out : shown;
     io.stdout.write(`\nreports: ${where}/scorecard.json, summary.md, report.html\n`);

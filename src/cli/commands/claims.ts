@@ -16,6 +16,7 @@ import {
 } from '../../layers/claims/suggest/candidates-python.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { limitsFromConfig, openSandbox } from '../../sandbox/open.js';
+import { pushAll } from '../../util/arrays.js';
 import { byCodePoint } from '../../util/compare.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
@@ -252,9 +253,9 @@ export async function claimsCommand(args: string[], io: CliIO): Promise<number> 
     ),
     'claims:',
   );
-  for (const c of candidates) out.push(...skeletonRow(c));
+  for (const c of candidates) pushAll(out, skeletonRow(c));
   if (bare.length > 0)
-    out.push(...wrapped('# hunks with no candidate (claim them too, or say why not):', bare.map(hunkPlace)));
+    pushAll(out, wrapped('# hunks with no candidate (claim them too, or say why not):', bare.map(hunkPlace)));
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

@@ -1,4 +1,5 @@
 import { isReasonCode, REASON_CODES, type ReasonCode } from '../../codes.js';
+import { maxOf } from '../../util/arrays.js';
 import { editDistance } from '../../util/edit-distance.js';
 import { cutAtWord, TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
 import type { CliIO } from '../io.js';
@@ -45,7 +46,11 @@ export function explainText(code: ReasonCode): string {
 /** Every code with the first sentence of its meaning, one line each. */
 export function codeList(): string {
   const codes = Object.keys(REASON_CODES) as ReasonCode[];
-  const col = Math.max(...codes.map((c) => c.length)) + 2;
+  const col =
+    maxOf(
+      codes.map((c) => c.length),
+      0,
+    ) + 2;
   const lines = codes.map((code) => {
     const first = REASON_CODES[code].meaning.split(/(?<=\.)\s/)[0] ?? '';
     return `${code.padEnd(col)}${cutAtWord(first, TERMINAL_WIDTH - col)}`;

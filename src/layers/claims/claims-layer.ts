@@ -6,6 +6,7 @@ import { ContractFileError, type Problem } from '../../errors.js';
 import { type ClaimLedger, readClaimLedger } from '../../freeze/claim-ledger.js';
 import type { Hunk } from '../../git/hunks.js';
 import { testSideFor } from '../../overlay/test-side.js';
+import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import type { Finding, Layer, LayerContext, NamedContract, Severity } from '../types.js';
@@ -65,7 +66,7 @@ async function readMatrix(
       if (text !== undefined) texts.push({ file, text });
     } catch (err) {
       if (!(err instanceof ContractFileError)) throw err;
-      problems.push(...err.problems);
+      pushAll(problems, err.problems);
     }
   }
   let matrix: ClaimMatrix | undefined;
@@ -73,7 +74,7 @@ async function readMatrix(
     matrix = parseClaimMatrix(texts);
   } catch (err) {
     if (!(err instanceof ContractFileError)) throw err;
-    problems.push(...err.problems);
+    pushAll(problems, err.problems);
   }
   if (problems.length > 0 || !matrix) throw new ContractFileError('CONTRACT_INVALID', problems);
   return matrix;
@@ -142,7 +143,7 @@ export const claimsLayer: Layer = {
     // rows would have bound is shown too, so the reviewer sees what the edit was for.
     const headRows = await judgeHeadMatrix(judge, matrix, findings);
 
-    if (cfg.coverage !== 'off') findings.push(...(await uncoveredChanges(ctx, cfg, matrix)));
+    if (cfg.coverage !== 'off') pushAll(findings, await uncoveredChanges(ctx, cfg, matrix));
 
     const report = {
       schema: 'patchgate/claims@1',
@@ -247,7 +248,7 @@ async function judgeClaim(j: Judge, claim: Claim, side: 'base' | 'head', out: Fi
       ),
     );
   }
-  out.push(...(side === 'base' ? findings : findings.map(asHeadFinding)));
+  pushAll(out, side === 'base' ? findings : findings.map(asHeadFinding));
   return { claim, cells, statement: statement.map((p) => p.kind) };
 }
 
@@ -420,7 +421,7 @@ async function uncoveredChanges(
   cfg: ClaimsConfig,
   matrix: ClaimMatrix,
 ): Promise<Finding[]> {
-  const side = testSideFor(ctx.config);
+  const side = testSideFor(ctx.config, ctx.overlay.named);
   const contract = new Set(ctx.contracts.filter((c) => !c.glob).map((c) => c.path));
   const globs = picomatch([...cfg.matrix, ...ctx.config.contracts.protect], { dot: true });
   const hunks = (await ctx.hunks()).filter(

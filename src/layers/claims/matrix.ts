@@ -11,6 +11,7 @@ import { parseYamlDocument, validateDocument } from '../../config/documents.js';
 import { YAML_CONFIG_MAX_BYTES } from '../../config/load.js';
 import { ContractFileError, type Problem } from '../../errors.js';
 import { nonBlank } from '../../freeze/fields.js';
+import { pushAll } from '../../util/arrays.js';
 
 export const CELLS = ['fixture', 'property', 'freeze'] as const;
 export type Cell = (typeof CELLS)[number];
@@ -90,7 +91,7 @@ export function parseClaimMatrix(texts: readonly { file: string; text: string }[
       parsed = validateDocument(matrixFileSchema, doc, file, 'CONTRACT_INVALID');
     } catch (err) {
       if (err instanceof ContractFileError) {
-        problems.push(...err.problems);
+        pushAll(problems, err.problems);
         continue;
       }
       throw err;

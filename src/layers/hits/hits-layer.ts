@@ -27,7 +27,7 @@ const OVERLAY_CODES = new Set<string>([
   'FLAKE_UNCLASSIFIED',
   'CHECK_TIMEOUT',
   'RESOURCE_LIMIT',
-  'INTERNAL_ERROR',
+  'HEAD_RUN_BROKEN',
 ]);
 
 function has(value: unknown, claim: string): boolean {

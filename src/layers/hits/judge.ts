@@ -163,7 +163,33 @@ export function judge(input: JudgeInput): JudgeOutput {
             ...breachEvidence(v.limit),
           }),
         );
-      } else findings.push(f('INTERNAL_ERROR', 'error', `head: ${v.message}`, { ...ev, side: 'head' }));
+      } else {
+        // The same host program ran the base's properties: a crash only the head's code causes is the patch's.
+        const onBase = base.get(name);
+        const hostWorks = onBase
+          ? onBase.kind !== 'crash'
+          : [...base.values()].some((b) => b.kind !== 'crash');
+        findings.push(
+          hostWorks
+            ? f(
+                'HEAD_RUN_BROKEN',
+                'reject',
+                `head: property '${name}' broke the process it runs in (${v.message}), where ${onBase ? 'the base scores it' : "the base's properties score"} in the same host`,
+                {
+                  ...ev,
+                  side: 'head',
+                  error: v.message,
+                  next: 'find what in the property or the code under test ends the process (process.exit, a native crash, a closed descriptor) and remove it',
+                },
+              )
+            : f(
+                'BASE_RUN_BROKEN',
+                'error',
+                `property '${name}' crashes its host on the base too (${onBase?.kind === 'crash' ? onBase.message : 'no base property could be scored'}): there is nothing to judge the head against`,
+                { ...ev, side: 'base', error: v.message },
+              ),
+        );
+      }
       continue;
     }
     if (v.kind === 'timeout') {
@@ -257,6 +283,17 @@ export function judge(input: JudgeInput): JudgeOutput {
             ...ev,
             change: 'removed',
           },
+        ),
+      );
+      continue;
+    }
+    if (v.kind === 'crash' && h.kind !== 'crash') {
+      findings.push(
+        f(
+          'BASE_RUN_BROKEN',
+          'warn',
+          `property '${name}' crashes its host on the base (${v.message}), so the head's hit surface cannot be compared with it`,
+          { ...ev, side: 'base', error: v.message },
         ),
       );
       continue;

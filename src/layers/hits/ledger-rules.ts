@@ -7,6 +7,7 @@ import {
   ledgerRowToFreeze,
 } from '../../freeze/flake-ledger.js';
 import { type Freeze, isExpired } from '../../freeze/model.js';
+import { pushAll } from '../../util/arrays.js';
 import type { Evidence, Finding } from '../types.js';
 
 /**
@@ -177,7 +178,7 @@ export function applyLedgerRules(input: LedgerInput): LedgerVerdict {
   ledger.rules.forEach((row, index) => {
     const own = rowFindings(input, index, row);
     if (own.length > 0) broken.add(index);
-    findings.push(...own);
+    pushAll(findings, own);
     if (!input.properties.has(row.property)) {
       stale.push(
         row.line === undefined

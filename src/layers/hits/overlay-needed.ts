@@ -26,7 +26,7 @@ export async function overlayScoringNeeded(ctx: LayerContext): Promise<boolean> 
     ctx.changes.some((c) => roots.some((r) => under(c.path, r) || (c.from !== undefined && under(c.from, r))))
   )
     return true;
-  const side = testSideFor(ctx.config);
+  const side = testSideFor(ctx.config, ctx.overlay.named);
   const ts = await loadTypescript();
   const pending = await findModules(ctx.base.root, hits.properties);
   const seen = new Set<string>();

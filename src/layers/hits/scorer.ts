@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
 import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
+import { pushAll } from '../../util/arrays.js';
 import { findModules } from '../../util/find-modules.js';
 import type { ProgressTally } from '../progress.js';
 import { type ForeignSources, scoreForeign } from './foreign.js';
@@ -172,7 +173,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     }
     opts.progress?.expect(queued.length);
     const results = await scoreInBatches(pool, queued, perturb, hits.runs, (n) => opts.progress?.finish(n));
-    for (const [i, item] of queued.entries()) item.scored.runs.push(...toRunOutcomes(results[i]));
+    for (const [i, item] of queued.entries()) pushAll(item.scored.runs, toRunOutcomes(results[i]));
   }
 
   // Everything else: harness processes and per-mutant commands, driven from here.
@@ -191,8 +192,8 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     accept,
     ...(opts.progress ? { progress: opts.progress } : {}),
   });
-  problems.push(...scoredForeign.problems);
-  properties.push(...scoredForeign.properties);
+  pushAll(problems, scoredForeign.problems);
+  pushAll(properties, scoredForeign.properties);
 
   properties.sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
   return { side: opts.side, properties, problems, emptySources: scoredForeign.empty };

@@ -7,16 +7,23 @@
  */
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
-import { matchFailure, readSignatureFreeze, type SignatureFreeze } from '../../freeze/signature-freeze.js';
+import {
+  matchFailure,
+  readSignatureFreeze,
+  type SignatureFreeze,
+  type SignatureFreezeRow,
+} from '../../freeze/signature-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
-import type { SuiteRun } from '../../runners/tests/session.js';
+import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
 import { reachFindings } from './reach.js';
+import { testSideFindings } from './test-side-findings.js';
 import { toolchainFindings } from './toolchain.js';
 
 const LAYER = 'regression';
@@ -48,48 +55,65 @@ export const regressionLayer: Layer = {
       overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
-    findings.push(...(await reachFindings(ctx, LAYER)));
+    for (const f of await reachFindings(ctx, LAYER))
+      findings.push(waive(f, `${f.evidence.path}:${f.evidence.line}`));
+    for (const f of testSideFindings(ctx, LAYER))
+      findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? waive(f, String(f.evidence.path)) : f);
 
     const ov = ctx.overlay;
-    // The patch left the test side alone: the overlay is the head's tree, and the signatures layer already
-    // judges that very run.
-    if (ov.sameAsHead) return { findings, overrides };
-
-    // The head's own run only adds ids the overlay must also run; a head run that broke is the signatures
-    // layer's finding, and takes nothing away from what the base's tests say here.
-    const [overlayRun, headRun] = await Promise.all([
+    const preset = cfg.preset;
+    // The base's own list of its tests, on every run: a production change can make a base test vanish without
+    // touching a test (a parametrized case drawn from a production constant).
+    const [overlayRun, headRun, inventory] = await Promise.all([
       tests.overlayRun(),
-      tests.headRun(0).catch((err: unknown) => {
-        if (ctx.signal.aborted) throw err;
-        return { tests: [] as TestOutcome[] };
-      }),
+      // The head's own run only adds ids the overlay must also run; a head run that broke is the signatures
+      // layer's finding, and takes nothing away from what the base's tests say here.
+      ov.sameAsHead
+        ? undefined
+        : tests.headRun(0).catch((err: unknown) => {
+            if (ctx.signal.aborted) throw err;
+            return { tests: [] as TestOutcome[] };
+          }),
+      tests.baseInventory(),
     ]);
     const overlay = byId(overlayRun.tests);
-    const preset = cfg.preset;
+    const overlayKeys = new Set(overlayRun.tests.map(inventoryKey));
+    const missing = inventory.tests.filter((t) => !overlayKeys.has(t.key));
     const restored = new Set(ov.restored);
     const headOnly = new Set(ov.headOnly);
 
     // Ids the overlay must run: the head ran them from a test file the patch left alone.
     const expected = new Set<string>();
-    for (const t of headRun.tests) {
+    for (const t of headRun?.tests ?? []) {
       const file = testFileOf(preset, t);
       if (file !== undefined && !restored.has(file) && !headOnly.has(file)) expected.add(t.id);
     }
-    const notPassing = [...new Set([...overlay.keys(), ...expected])].filter((id) => {
-      const list = overlay.get(id);
-      return !list || list.some((t) => t.status !== 'passed');
-    });
+    // When the patch left the test side alone the overlay is the head's own run, which the signatures layer
+    // judges: here only what vanished from it is asked about.
+    const notPassing = ov.sameAsHead
+      ? []
+      : [...new Set([...overlay.keys(), ...expected])].filter((id) => {
+          const list = overlay.get(id);
+          return !list || list.some((t) => t.status !== 'passed');
+        });
 
-    // The base's own run of every test the patch touched and of every test in doubt, by file where the
-    // runner can select files: the base inventory of a deleted test file comes from here.
+    // The base's own run of every test the patch touched, of every test in doubt and of every listed test
+    // that did not run on the head's code, by file where the runner can select files: the base inventory of a
+    // deleted test file comes from here.
     const files = new Set<string>();
     let unknownFile = false;
-    for (const f of ov.restored) if (await isRunnableTestFile(ctx, f)) files.add(f);
+    if (!ov.sameAsHead) for (const f of ov.restored) if (await isRunnableTestFile(ctx, f)) files.add(f);
     for (const id of notPassing) {
-      const t = overlay.get(id)?.[0] ?? headRun.tests.find((x) => x.id === id);
+      const t = overlay.get(id)?.[0] ?? headRun?.tests.find((x) => x.id === id);
       const file = t ? testFileOf(preset, t) : undefined;
       if (file === undefined) unknownFile = true;
       else files.add(file);
+    }
+    // Confirmed by a run of their own: a parametrized id drawn at random differs from run to run, and must
+    // not read as vanished.
+    for (const t of missing) {
+      if (t.file === undefined) unknownFile = true;
+      else files.add(t.file);
     }
     let base: SuiteRun | undefined;
     if (files.size > 0 || unknownFile)
@@ -97,13 +121,72 @@ export const regressionLayer: Layer = {
     const baseById = byId(base?.tests ?? []);
     for (const t of base?.tests ?? []) {
       const file = testFileOf(preset, t);
-      if (file !== undefined && restored.has(file)) expected.add(t.id);
+      if (!ov.sameAsHead && file !== undefined && restored.has(file)) expected.add(t.id);
     }
+    // A listed base test that did not run on the head's code must be there.
+    const missingKeys = new Set(missing.map((t) => t.key));
+    for (const t of base?.tests ?? []) if (missingKeys.has(inventoryKey(t))) expected.add(t.id);
 
+    // Entry points the guard refused in either run: a committed *.dist-info is left out of the overlay.
+    const refused = [
+      ...new Map(
+        [
+          ...(overlayRun.guard?.refused ?? []),
+          ...(headRun && 'guard' in headRun ? (headRun.guard?.refused ?? []) : []),
+        ].map((r) => [`${r.name}\u241f${r.location}`, r]),
+      ).values(),
+    ];
     const freeze = await signatureFreeze(ctx);
-    for (const d of disagreements(overlay, baseById, expected)) {
-      const f = regressionFinding(ctx, d, freeze, frozen);
-      if (f) findings.push(waive(f, d.id));
+    // With the test side untouched, failures of the overlay (the head's own run) are the signatures layer's.
+    const found = disagreements(ov.sameAsHead ? new Map() : overlay, baseById, expected);
+    const matched: { d: Disagreement; row: SignatureFreezeRow; candidate: WaiverCandidate }[] = [];
+    for (const d of found) {
+      const t = d.tests[0];
+      if (d.overlay === 'absent' || !t) {
+        findings.push(waive(vanished(d, inventory.how), d.id));
+        continue;
+      }
+      const problem = firstProblem(t);
+      const row = freeze ? matchFailure(freeze, problem.kind, problem.message, ctx.today, d.id) : undefined;
+      if (row)
+        matched.push({
+          d,
+          row,
+          candidate: { test: t, kind: problem.kind, message: problem.message, skip: d.overlay === 'skipped' },
+        });
+      else findings.push(waive(regressionFinding(ctx, d), d.id));
+    }
+    if (matched.length > 0 && freeze) {
+      // The base passes these by definition: a row can only show them to be flakes of the head's code.
+      const shown = await excuses({
+        tests,
+        scheme: ctx.config.signatures?.scheme ?? 'seed',
+        candidates: matched.map((m) => m.candidate),
+        rerunOn: 'overlay',
+        goneTestFiles: [],
+        runIds: new Set(overlayRun.tests.map((t) => t.id)),
+        skipBase: true,
+      });
+      for (const [i, m] of matched.entries()) {
+        const excuse = shown[i]!;
+        if (excuse.how !== 'none') {
+          frozen.push({
+            ...waivedBySignature(LAYER, m.d.id, m.row, freeze.file, failureTemplate(ctx, m.d)),
+            excused: excuse.how,
+          });
+        } else
+          findings.push(
+            waive(
+              regressionFinding(ctx, m.d, {
+                file: freeze.file,
+                row: m.row.index,
+                ...(m.row.line !== undefined ? { line: m.row.line } : {}),
+                why: `row ${m.row.index} of ${freeze.file} matches the wording, but the base passes this test and ${excuse.why}: a freeze excuses only what was already failing`,
+              }),
+              m.d.id,
+            ),
+          );
+      }
     }
     return {
       findings,
@@ -117,10 +200,16 @@ export const regressionLayer: Layer = {
               restored: ov.restored,
               headOnly: ov.headOnly,
               merged: ov.merged,
+              fromBase: ov.fromBase,
+              // Why each path beyond the globs is test side: the base file and key that name it.
+              named: ov.named,
+              shared: ov.shared,
               overlayTests: overlayRun.tests.length,
+              baseInventory: { how: inventory.how, label: inventory.label, tests: inventory.tests.length },
               baseRerun: base
                 ? { label: base.label, tests: base.tests.length, files: [...files].sort() }
                 : null,
+              ...(refused.length > 0 ? { pluginsRefused: refused } : {}),
             },
             null,
             2,
@@ -148,37 +237,46 @@ async function signatureFreeze(ctx: LayerContext): Promise<SignatureFreeze | und
   });
 }
 
+const NEXT =
+  'fix the production code so the base test passes again; if the change of behaviour is intended, a human updates the test in its own commit (or accepts this run with the override variable)';
+
+function vanished(d: Disagreement, how: 'collected' | 'ran'): Finding {
+  return {
+    code: 'TEST_VANISHED',
+    layer: LAYER,
+    severity: 'reject',
+    message: `base test ${d.id} passes on the base but did not run at all on the head's code with the base's tests (collection or import error, a dropped parameter, or deleted): a test cannot vanish`,
+    evidence: {
+      test: d.id,
+      base: d.base,
+      overlay: 'did not run',
+      listedBy: how === 'collected' ? "the base's own test listing" : "the base's full run",
+      next: NEXT,
+    },
+  };
+}
+
+function failureTemplate(ctx: LayerContext, d: Disagreement): string {
+  const t = d.tests[0];
+  if (!t) return '';
+  const p = firstProblem(t);
+  return failureSignature(p.kind, p.message, ctx.config.signatures?.scheme ?? 'seed').template;
+}
+
 function regressionFinding(
   ctx: LayerContext,
   d: Disagreement,
-  freeze: SignatureFreeze | undefined,
-  frozen: FrozenItem[],
-): Finding | undefined {
-  const t = d.tests[0];
+  freezeTried?: Record<string, unknown>,
+): Finding {
+  const t = d.tests[0]!;
   const scheme = ctx.config.signatures?.scheme ?? 'seed';
-  const next =
-    'fix the production code so the base test passes again; if the change of behaviour is intended, a human updates the test in its own commit (or accepts this run with the override variable)';
-  if (d.overlay === 'absent' || !t) {
-    return {
-      code: 'TEST_VANISHED',
-      layer: LAYER,
-      severity: 'reject',
-      message: `base test ${d.id} passes on the base but did not run at all on the head's code with the base's tests (collection or import error, or dropped): a test cannot vanish`,
-      evidence: { test: d.id, base: d.base, overlay: 'did not run', next },
-    };
-  }
   const problem = firstProblem(t);
   const sig = failureSignature(problem.kind, problem.message, scheme);
-  const row = freeze ? matchFailure(freeze, problem.kind, problem.message, ctx.today, d.id) : undefined;
-  if (row && freeze) {
-    frozen.push(waivedBySignature(LAYER, d.id, row, freeze.file, sig.template));
-    return undefined;
-  }
   return {
     code: 'REGRESSION',
     layer: LAYER,
     severity: 'reject',
-    message: `base test ${d.id} passes on the base but ${d.overlay === 'skipped' ? 'is skipped' : 'fails'} on the head's code (run with the base's own tests and runner config): ${sig.template}`,
+    message: `base test ${d.id} passes on the base but ${d.overlay === 'skipped' ? 'is skipped' : 'fails'} on the head's code (run with the base's own tests and runner config): ${sig.template}${freezeTried ? ` (${String(freezeTried.why)})` : ''}`,
     evidence: {
       test: d.id,
       file: t.file,
@@ -188,7 +286,8 @@ function regressionFinding(
       message: problem.message,
       template: sig.template,
       sha256: sig.sha256,
-      next,
+      ...(freezeTried ? { freeze: freezeTried } : {}),
+      next: NEXT,
     },
   };
 }

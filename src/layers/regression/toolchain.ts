@@ -5,6 +5,8 @@
  * committed or vendored copy, an install hook) is reported for a human to
  * accept, since a changed `vitest` or `pytest` can make any test say yes.
  */
+
+import { pushAll } from '../../util/arrays.js';
 import type { Finding, LayerContext } from '../types.js';
 
 /** npm packages a JavaScript suite's verdict rests on. */
@@ -231,7 +233,7 @@ export async function toolchainFindings(ctx: LayerContext, layer: string): Promi
     const folder = m[1] ?? '';
     const first = folders.get(folder);
     if (first) {
-      (first.evidence.changes as string[]).push(...(f.evidence.changes as string[]));
+      pushAll(first.evidence.changes as string[], f.evidence.changes as string[]);
       const n = (first.evidence.changes as string[]).length;
       first.message = `${folder}: the patch changes the test toolchain (${first.evidence.what}): ${n} files`;
       return false;

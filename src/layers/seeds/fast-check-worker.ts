@@ -152,6 +152,7 @@ function watched(property: BrandedSeedProperty['property'], beat: Int32Array): u
   const call =
     (name: string) =>
     (...args: unknown[]) =>
+      // biome-ignore lint/plugin: forwards this call's own arguments, as many as fast-check passed it
       (p[name] as (...a: unknown[]) => unknown).apply(p, args);
   return {
     isAsync: call('isAsync'),
@@ -161,6 +162,7 @@ function watched(property: BrandedSeedProperty['property'], beat: Int32Array): u
     runAfterEach: call('runAfterEach'),
     run: (...args: unknown[]) => {
       Atomics.add(beat, 0, 1);
+      // biome-ignore lint/plugin: forwards this call's own arguments, as many as fast-check passed it
       return (p.run as (...a: unknown[]) => unknown).apply(p, args);
     },
   };

@@ -22,6 +22,8 @@ export interface ReplayTapeOptions {
   signal?: AbortSignal;
   /** Counts replays: fast-check rows (one pool task each) and the seeds of process rows. */
   progress?: ProgressTally;
+  /** The base config's test side (for the pytest guard's shadowing check). */
+  isTestPath?(file: string): boolean;
 }
 
 export interface TapeReplay {
@@ -89,6 +91,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           ...common,
           python: opts.config.python,
           rows: pyRows,
+          ...(opts.isTestPath ? { isTestPath: opts.isTestPath } : {}),
           timeoutMs: opts.config.processTimeoutMs,
           logDir: path.join(opts.logDir, 'seeds'),
           ...onReplayed,

@@ -3,7 +3,9 @@ import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
+import { testSideFor } from '../../overlay/test-side.js';
 import { breachEvidence } from '../../sandbox/sandbox.js';
+import { pushAll } from '../../util/arrays.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
@@ -154,6 +156,7 @@ export const seedsLayer: Layer = {
         sandbox: ctx.sandbox,
         logDir,
         signal: ctx.signal,
+        isTestPath: testSideFor(ctx.config, ctx.overlay.named).isTestPath,
       });
     const judgeReplay = (replay: Awaited<ReturnType<typeof replayTape>>): Finding[] => {
       const out: Finding[] = [];
@@ -214,7 +217,7 @@ export const seedsLayer: Layer = {
     if (headDiffers) {
       const onHead = await replayOn(ctx.head.root, ctx.logDir);
       judged = onHead;
-      findings.push(...judgeReplay(onHead));
+      pushAll(findings, judgeReplay(onHead));
       artifacts.push({ name: 'seed_replay.json', content: reportOf(onHead) });
     }
     if (!ctx.overlay.sameAsHead) {
@@ -234,6 +237,27 @@ export const seedsLayer: Layer = {
         name: headDiffers ? 'seed_replay.overlay.json' : 'seed_replay.json',
         content: reportOf(overlay),
       });
+    }
+    // A replay that could not run on the head's code is the patch's doing when it runs on the base.
+    if (findings.some((f) => f.code === 'SEED_FAILED' && f.severity === 'error')) {
+      const onBase = await replayOn(ctx.base.root, path.join(ctx.logDir, 'base'));
+      const baseStatus = new Map(onBase.replays.map((r) => [`${r.property}\u241f${r.seed}`, r]));
+      for (const [i, f] of findings.entries()) {
+        if (f.code !== 'SEED_FAILED' || f.severity !== 'error') continue;
+        const b = baseStatus.get(`${String(f.evidence.property)}\u241f${String(f.evidence.seed ?? '')}`);
+        if (b === undefined || b.status === 'error') continue;
+        findings[i] = {
+          ...f,
+          code: 'HEAD_RUN_BROKEN',
+          severity: 'reject',
+          message: `${f.message.replace(/^the base's seed property on the head's code: /, '')}; the same replay runs on the base (${b.status}): the patch broke it`,
+          evidence: {
+            ...f.evidence,
+            base: b.status,
+            next: "read the runner's output in the replay's log (an import error, a syntax error, a collection error) and fix the code",
+          },
+        };
+      }
     }
     return {
       findings,

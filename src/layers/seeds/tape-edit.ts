@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ContractFileError, formatProblem, InputError } from '../../errors.js';
 import { type JsonNode, JsonSyntaxError, parseJson, toPlainValue } from '../../json/parse.js';
+import { pushAll } from '../../util/arrays.js';
 import { parseTape, TAPE_RUNNERS, type Tape, type TapeRunner } from './tape.js';
 
 /**
@@ -57,7 +58,7 @@ function fail(message: string, details: Record<string, unknown> = {}): never {
 function lossyNumber(node: JsonNode): Extract<JsonNode, { type: 'number' }> | undefined {
   const stack: JsonNode[] = [node];
   for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-    if (n.type === 'array') stack.push(...n.items);
+    if (n.type === 'array') pushAll(stack, n.items);
     else if (n.type === 'object') for (const e of n.entries) stack.push(e.value);
     else if (n.type === 'number') {
       const v = Number(n.lexeme);

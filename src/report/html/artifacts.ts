@@ -192,7 +192,7 @@ export function readArtifacts(artifacts: readonly Artifact[]): ReportInputs {
     if (!side && !isClaims && !isSeeds) continue;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(a.content);
+      parsed = JSON.parse(typeof a.content === 'string' ? a.content : a.content.join(''));
     } catch {
       out.unreadable.push(a.name);
       continue;

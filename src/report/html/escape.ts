@@ -5,6 +5,7 @@
  * values alike. Nothing from the scorecard is ever put inside the inline
  * script or style.
  */
+import { displayText } from '../../util/display-text.js';
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -15,9 +16,14 @@ const ENTITIES: Record<string, string> = {
   '`': '&#96;',
 };
 
-/** Text for an element's content or a quoted attribute value. */
+/**
+ * Text for an element's content or a quoted attribute value. Display-safe
+ * first: a bidi override in a test name would reorder the line a reviewer
+ * reads (and the escapes are JSON's, so a data attribute holding JSON still
+ * parses to the same value).
+ */
 export function esc(value: unknown): string {
-  const s = typeof value === 'string' ? value : String(value);
+  const s = displayText(typeof value === 'string' ? value : String(value));
   return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c] ?? c);
 }
 

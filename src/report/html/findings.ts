@@ -1,6 +1,7 @@
 import { isReasonCode, REASON_CODES } from '../../codes.js';
 import type { Finding, Override } from '../../layers/types.js';
 import { byCodePoint } from '../../util/compare.js';
+import { findingCount } from '../aggregate.js';
 import { attrs, esc, longText, plural } from './escape.js';
 
 /**
@@ -100,7 +101,12 @@ function options(values: readonly string[], all: string): string {
 }
 
 export function findingsSection(findings: readonly Finding[], overrides: readonly Override[]): string {
-  const blocking = findings.filter((f) => f.severity !== 'warn').length;
+  let blocking = 0;
+  let count = 0;
+  for (const f of findings) {
+    count += findingCount(f);
+    if (f.severity !== 'warn') blocking += findingCount(f);
+  }
   const layers = [...new Set(findings.map((f) => f.layer))];
   const codes = [...new Set(findings.map((f) => f.code))].sort(byCodePoint);
   const overrideList =
@@ -117,7 +123,7 @@ ${overrideList}
 </section>`;
   return `<section id="findings" aria-labelledby="findings-h">
 <h2 id="findings-h">Findings</h2>
-<p>${esc(`${plural(findings.length, 'finding')}, ${blocking} of them blocking (reject or error); warnings are recorded and do not block.`)}</p>
+<p>${esc(`${plural(count, 'finding')}, ${blocking} of them blocking (reject or error); warnings are recorded and do not block.`)}</p>
 <form id="finding-filter" class="filters" hidden>
 <label for="filter-layer">layer</label> <select id="filter-layer" name="layer">${options(layers, 'all layers')}</select>
 <label for="filter-code">code</label> <select id="filter-code" name="code">${options(codes, 'all codes')}</select>

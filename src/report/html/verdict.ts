@@ -1,27 +1,35 @@
 import type { Finding } from '../../layers/types.js';
+import { findingCount } from '../aggregate.js';
 import type { Scorecard } from '../scorecard.js';
 import { duration, esc, plural } from './escape.js';
 
 /** Codes in the order they first appear, with a count when one repeats: `FALSE_CLAIM ×2, HIT_SURFACE_SHRANK`. */
 function codeList(findings: readonly Finding[]): string {
   const counts = new Map<string, number>();
-  for (const f of findings) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+  for (const f of findings) counts.set(f.code, (counts.get(f.code) ?? 0) + findingCount(f));
   return [...counts].map(([code, n]) => (n > 1 ? `${code} ×${n}` : code)).join(', ');
+}
+
+/** How many findings these are, an aggregate counting as the findings it stands for. */
+function total(findings: readonly Finding[]): number {
+  let n = 0;
+  for (const f of findings) n += findingCount(f);
+  return n;
 }
 
 /** The verdict in one line: what a maintainer reads first. */
 export function verdictReason(card: Scorecard): string {
   const errors = card.findings.filter((f) => f.severity === 'error');
   const rejects = card.findings.filter((f) => f.severity === 'reject');
-  const warns = card.findings.filter((f) => f.severity === 'warn').length;
+  const warns = total(card.findings.filter((f) => f.severity === 'warn'));
   if (card.verdict === 'error') {
-    const n = errors.length;
+    const n = total(errors);
     return n === 0
       ? 'error: the gate could not decide; an error is never an accept'
       : `error: the gate could not decide (${plural(n, 'error')}: ${codeList(errors)}); an error is never an accept`;
   }
   if (card.verdict === 'reject') {
-    const n = rejects.length;
+    const n = total(rejects);
     return `reject: ${plural(n, 'finding')} ${n === 1 ? 'blocks' : 'block'} the merge — ${codeList(rejects)}`;
   }
   const notes: string[] = [];

@@ -24,7 +24,11 @@ export type TestRunErrorCode =
   /** A run (the setup command's included) hit a cap of the sandbox (memory, tmpfs, disk, file size) and was stopped. */
   | 'RESOURCE_LIMIT'
   /** A command given network could not have it: the sandbox's user-mode networking failed; nothing ran. */
-  | 'SANDBOX_NETWORK_UNAVAILABLE';
+  | 'SANDBOX_NETWORK_UNAVAILABLE'
+  /** Something of the checkout replaced, bypassed or ran before the gate's instruments in the test process. */
+  | 'INSTRUMENT_SHADOWED'
+  /** A run of head code broke (no report, no test, a timeout, a failed setup) where the base's same run works. */
+  | 'HEAD_RUN_BROKEN';
 
 export class TestRunError extends Error {
   readonly code: TestRunErrorCode;

@@ -27,6 +27,12 @@ export interface RunLoggedOptions {
   readOnly?: readonly string[];
   /** Network access, only when the base config opts in. */
   network?: boolean;
+  /**
+   * Open a fourth descriptor (fd 3) and keep what the run writes on it
+   * (`LoggedRun.channel`), up to 1 MiB: the gate's pytest loader reports there
+   * before any head code runs.
+   */
+  channel?: boolean;
   /** argv; `argv[0]` is looked up on `env.PATH`. */
   argv: string[];
   /** The whole environment of the command: nothing is taken from `process.env`. Callers scrub it. */
@@ -50,7 +56,12 @@ export interface LoggedRun {
   durationMs: number;
   stdoutFile: string;
   stderrFile: string;
+  /** What arrived on fd 3, with `channel`; undefined when nothing did. */
+  channel?: string;
 }
+
+/** More than the loader's manifest ever needs: what is past it is not read. */
+const CHANNEL_CAP = 1024 * 1024;
 
 export interface RunTestsOptions extends RunLoggedOptions {
   /**
@@ -159,8 +170,26 @@ function spawnLogged(
       ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
       ...(opts.network ? { network: true } : {}),
       stdio: ['ignore', outFd, errFd],
+      ...(opts.channel ? { channel: true } : {}),
     });
     const child = proc.child;
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
+    const fd3 = opts.channel ? (child.stdio[3] as NodeJS.ReadableStream | null | undefined) : undefined;
+    fd3?.on('data', (chunk: Buffer) => {
+      if (receivedBytes >= CHANNEL_CAP) return;
+      received.push(chunk.subarray(0, CHANNEL_CAP - receivedBytes));
+      receivedBytes += chunk.length;
+    });
+    fd3?.on('error', () => undefined);
+    // 'exit' can come before the last bytes on fd 3 are read: the run is over once the pipe ends too.
+    const fd3Ended = fd3
+      ? new Promise<void>((resolve) => {
+          fd3.once('end', resolve);
+          fd3.once('close', resolve);
+          fd3.once('error', () => resolve());
+        })
+      : Promise.resolve();
     let timedOut = false;
     let wasAborted = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -209,14 +238,26 @@ function spawnLogged(
         );
       }
       const breach = proc.breach;
-      resolve({
-        exitCode: code,
-        signal,
-        timedOut,
-        ...(breach ? { breach } : {}),
-        durationMs: Math.round(performance.now() - started),
-        stdoutFile,
-        stderrFile,
+      const durationMs = Math.round(performance.now() - started);
+      let drainTimer: NodeJS.Timeout | undefined;
+      const drained = Promise.race([
+        fd3Ended,
+        new Promise<void>((r) => {
+          drainTimer = setTimeout(r, KILL_GRACE_MS);
+        }),
+      ]);
+      void drained.then(() => {
+        clearTimeout(drainTimer);
+        resolve({
+          exitCode: code,
+          signal,
+          timedOut,
+          ...(breach ? { breach } : {}),
+          durationMs,
+          stdoutFile,
+          stderrFile,
+          ...(received.length > 0 ? { channel: Buffer.concat(received).toString('utf8') } : {}),
+        });
       });
     });
   });

@@ -1,61 +1,39 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
+import { foldWhitespace } from '../../junit/text.js';
 import { breachEvidence, type Sandbox } from '../../sandbox/sandbox.js';
+import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
-import { shippedPythonFile } from '../harness/python-adapter.js';
+import { CENSUS, CENSUS_MODULE, readCensus, type TestCensus } from './census.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
 import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
+import {
+  checkGuard,
+  describeProblems,
+  GUARD_REPORT,
+  type GuardResult,
+  type GuardSpec,
+  guardEnv,
+} from './python-guard.js';
 import { junitPathFor, runTests, sidecarPathFor, type TestRunResult } from './run-tests.js';
-import { prepareWorktree } from './setup.js';
+import { SELECT_ENV, SELECT_MODULE, writeSelection } from './selection.js';
+import { ownDependencyDirs, prepareWorktree, sameLockfiles } from './setup.js';
+
+export type { TestCensus } from './census.js';
 
 const isRepoRelative = (file: string): boolean => checkRepoPath(file) === undefined;
 
-const CENSUS = 'census.json';
-export const PYTEST_CENSUS_PLUGIN_PATH: string = shippedPythonFile('patchgate_census.py');
-
-/** What loads the census plugin into any pytest invocation, whatever the command line says. */
-function censusEnv(env: Record<string, string>, report: string): Record<string, string> {
-  const addopts = env.PYTEST_ADDOPTS;
-  const pythonPath = env.PYTHONPATH;
-  return {
-    PATCHGATE_CENSUS_REPORT: report,
-    PYTEST_ADDOPTS: [addopts, '-p patchgate_census'].filter(Boolean).join(' '),
-    PYTHONPATH: [path.dirname(PYTEST_CENSUS_PLUGIN_PATH), pythonPath].filter(Boolean).join(path.delimiter),
-  };
-}
-
-/**
- * The census a run wrote. The file sits in a folder head code could write, so
- * only well-formed entries are kept; a malformed file is no census at all
- * (every test then reads as "not known to be a property").
- */
-async function readCensus(file: string): Promise<ReadonlyMap<string, TestCensus>> {
-  const out = new Map<string, TestCensus>();
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    return out;
-  }
-  if (doc === null || typeof doc !== 'object') return out;
-  const { schema, tests } = doc as { schema?: unknown; tests?: unknown };
-  if (schema !== 'patchgate/census@1' || tests === null || typeof tests !== 'object') return out;
-  for (const [id, rec] of Object.entries(tests as Record<string, unknown>)) {
-    const r = rec as { hypothesis?: unknown; examples?: unknown } | null;
-    if (typeof r?.hypothesis !== 'boolean' || !Number.isSafeInteger(r.examples) || (r.examples as number) < 0)
-      continue;
-    out.set(id, { hypothesis: r.hypothesis, examples: r.examples as number });
-  }
-  return out;
-}
+/** Which checkout a run is of: the base's is the gate's reference, the others run the head's code. */
+export type RunSide = 'head' | 'base' | 'overlay';
 
 /** One run of the suite (or of a subset of it): what the runner wrote, read back. */
 export interface SuiteRun {
   label: string;
+  side: RunSide;
   run: TestRunResult;
   tests: TestOutcome[];
   /**
@@ -64,11 +42,32 @@ export interface SuiteRun {
    * when the census was not asked for, or the runner is not pytest.
    */
   census?: ReadonlyMap<string, TestCensus>;
+  /** What the gate's pytest guard saw (pytest runs). */
+  guard?: GuardResult;
 }
 
-export interface TestCensus {
-  hypothesis: boolean;
-  examples: number;
+/** One test the base's suite selects, keyed as `inventoryKey` keys a run's outcomes. */
+export interface InventoryTest {
+  key: string;
+  classname: string;
+  name: string;
+  /** The repository file it lives in, when known. */
+  file?: string;
+}
+
+/** Every test the base's suite selects, listed without running them where the runner can. */
+export interface Inventory {
+  /** `collected`: listed by the runner (pytest --collect-only, a name filter that matches nothing); `ran`: a full run. */
+  how: 'collected' | 'ran';
+  label: string;
+  tests: InventoryTest[];
+  /** With `ran`: that run, whose outcomes say which of them pass on the base. */
+  run?: SuiteRun;
+}
+
+/** A test's key across runs of one runner: its classname and name as the JUnit report gives them. */
+export function inventoryKey(t: { classname: string; name: string }): string {
+  return `${foldWhitespace(t.classname)}\u241f${foldWhitespace(t.name)}`;
 }
 
 export interface TestSessionOptions {
@@ -94,23 +93,50 @@ export interface TestSessionOptions {
   signal: AbortSignal;
   /** Load our census plugin into pytest runs, so a layer can tell property tests from example tests. */
   census?: boolean;
+  /**
+   * Whether a repository path is test side (the base config's split): a
+   * module of the checkout that shadows a standard name counts against the
+   * patch only when it is production code.
+   */
+  isTestPath?(file: string): boolean;
   /** Called as suite runs start and finish: `done` of the `total` started so far (for a progress display). */
   onRuns?(done: number, total: number): void;
+}
+
+/** Failures of a head-code run that the base's run of the same command can show to be the patch's doing. */
+const BLAMEABLE = new Set(['TESTS_NO_REPORT', 'TESTS_RUN_FAILED', 'TESTS_TIMEOUT', 'SETUP_FAILED']);
+
+interface SuiteRequest {
+  side: RunSide;
+  label: string;
+  subset?: TestIdParts[];
+  files?: string[];
+  collect?: boolean;
 }
 
 /**
  * Runs the repository's tests for the layers that need them. The first head
  * run is shared (signatures reads it, stability counts it as run 1), and each
- * checkout is prepared once: the user's working tree as it is, a temporary
- * worktree with the setup command or the head's dependencies when the
- * lockfiles are identical.
+ * checkout is prepared once.
+ *
+ * Installed dependencies are lent only by a checkout no head process wrote:
+ * the base (its own setup, from its own lockfiles) lends to the head and the
+ * overlay when their lockfiles are the same; otherwise the overlay installs
+ * its own and lends to the head. A working-tree head borrows the user's
+ * installed folders, read-only. Once a checkout's setup is done, its
+ * dependency folders are sealed: read-only to every later head process, so a
+ * head test cannot plant a runner in them for the base's rerun to use.
  */
 export class TestSession {
   private readonly headRuns = new Map<number, Promise<SuiteRun>>();
-  private prepared = new Map<string, Promise<unknown>>();
+  private prepared = new Map<RunSide, Promise<unknown>>();
   private baseRunCount = 0;
+  private headRerunCount = 0;
+  private overlayRerunCount = 0;
   private runsStarted = 0;
   private runsDone = 0;
+  private inventoryP: Promise<Inventory> | undefined;
+  private baseFullP: Promise<SuiteRun> | undefined;
   /** Wall time spent getting checkouts ready (setup commands, dependency reuse), for the scorecard's timings. */
   setupMs = 0;
 
@@ -125,16 +151,47 @@ export class TestSession {
     }
   }
 
-  private prepare(side: 'head' | 'base' | 'overlay'): Promise<unknown> {
+  private rootOf(side: RunSide): string {
+    if (side === 'base') return this.opts.base.root;
+    if (side === 'overlay') return this.opts.overlay?.root ?? this.opts.head.root;
+    return this.opts.head.root;
+  }
+
+  private prepare(side: RunSide): Promise<unknown> {
+    // The overlay is the head's own tree when the patch left the test side alone.
+    if (side === 'overlay' && this.opts.overlay === undefined) return this.prepare('head');
     let p = this.prepared.get(side);
-    if (p) return p;
-    const { tests, head, base, overlay, env, logDir, signal, sandbox } = this.opts;
-    const setup = (worktree: string, reuseFrom: Parameters<typeof prepareWorktree>[0]['reuseFrom']) =>
+    if (!p) {
+      p = this.prepareOnce(side);
+      this.prepared.set(side, p);
+    }
+    return p;
+  }
+
+  private async prepareOnce(side: RunSide): Promise<void> {
+    try {
+      await this.install(side);
+    } catch (err) {
+      throw side === 'base' ? err : await this.blameSetup(side, err);
+    }
+    for (const dir of await ownDependencyDirs(this.rootOf(side), this.opts.tests.reuse.dirs))
+      this.opts.sandbox.seal(dir);
+  }
+
+  private async install(side: RunSide): Promise<void> {
+    const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
+    const root = this.rootOf(side);
+    const reuse = {
+      lockfiles: tests.reuse.lockfiles,
+      manifests: tests.reuse.manifests,
+      dirs: tests.reuse.dirs,
+    };
+    const setup = (reuseFrom: Parameters<typeof prepareWorktree>[0]['reuseFrom']) =>
       this.timed(() =>
         prepareWorktree({
           sandbox,
           network: tests.setupNetwork,
-          worktree,
+          worktree: root,
           setup: tests.setup,
           ...(reuseFrom ? { reuseFrom } : {}),
           env,
@@ -144,34 +201,46 @@ export class TestSession {
           signal,
         }),
       );
-    const reuse = { lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs };
-    if (side === 'head') {
-      p = setup(
-        head.root,
-        head.dependenciesFrom !== undefined
-          ? { root: head.dependenciesFrom, ...reuse, sameTree: true }
-          : undefined,
-      );
+    if (head.dependenciesFrom !== undefined) {
+      // The user's own installed dependencies, for the files of the user's own tree: read-only to head code.
+      await setup({ root: head.dependenciesFrom, ...reuse, sameTree: side !== 'base' });
+    } else if (side === 'base') {
+      await setup(undefined);
+    } else if ((await sameLockfiles(base.root, root, tests.reuse.lockfiles, tests.reuse.manifests)).same) {
+      await this.prepare('base');
+      await setup({ root: base.root, ...reuse });
+    } else if (side === 'head' && this.opts.overlay !== undefined) {
+      // The overlay holds the head's manifests and lockfiles: it installs them, and the head borrows.
+      await this.prepare('overlay');
+      await setup({ root: this.opts.overlay.root, ...reuse });
     } else {
-      // The base borrows the head's installed dependencies when the lockfiles match; the overlay holds the
-      // head's dependency manifests, so it borrows what the head installed.
-      const root = side === 'base' ? base.root : (overlay?.root ?? head.root);
-      p = this.prepare('head').then(() => setup(root, { root: head.root, ...reuse }));
+      await setup(undefined);
     }
-    this.prepared.set(side, p);
-    return p;
   }
 
-  private async suite(
-    root: string,
-    label: string,
-    subset?: TestIdParts[],
-    files?: string[],
-  ): Promise<SuiteRun> {
+  /** A head-code checkout's own setup failed: the patch's doing when the base's setup works. */
+  private async blameSetup(side: RunSide, err: unknown): Promise<unknown> {
+    if (!(err instanceof TestRunError) || err.code !== 'SETUP_FAILED' || this.opts.signal.aborted) return err;
+    try {
+      await this.prepare('base');
+    } catch {
+      return err;
+    }
+    return new TestRunError(
+      'HEAD_RUN_BROKEN',
+      `${err.message}\nThe base's setup with the same command works: the patch broke it.`,
+      { ...err.details, side, failed: 'SETUP_FAILED', base: { setup: 'ok' } },
+      { cause: err },
+    );
+  }
+
+  private async suite(req: SuiteRequest): Promise<SuiteRun> {
     this.runsStarted++;
     this.reportRuns();
     try {
-      return await this.suiteRun(root, label, subset, files);
+      return await this.suiteRun(req);
+    } catch (err) {
+      throw req.side === 'base' ? err : await this.blameRun(req, err);
     } finally {
       this.runsDone++;
       this.reportRuns();
@@ -186,39 +255,112 @@ export class TestSession {
     }
   }
 
-  private async suiteRun(
-    root: string,
-    label: string,
-    subset?: TestIdParts[],
-    files?: string[],
-  ): Promise<SuiteRun> {
+  /**
+   * A run of head code that broke (no report, no test, a timeout) is the
+   * patch's doing when the base's run of the same command reports: it becomes
+   * HEAD_RUN_BROKEN, with the runner's own words. Otherwise the base cannot
+   * run either, and the error stands (the gate cannot decide).
+   */
+  private async blameRun(req: SuiteRequest, err: unknown): Promise<unknown> {
+    if (!(err instanceof TestRunError) || !BLAMEABLE.has(err.code) || this.opts.signal.aborted) return err;
+    // Only a whole-suite run is compared with the base's: a subset rerun that selects nothing may be the
+    // runner's filter failing on a name, which is no evidence against the patch.
+    if (req.subset !== undefined || req.files !== undefined) return err;
+    let base: SuiteRun;
+    try {
+      base = await this.baseFullRun();
+    } catch {
+      return err;
+    }
+    if (base.tests.length === 0) return err;
+    return new TestRunError(
+      'HEAD_RUN_BROKEN',
+      `${err.message}\nThe base's run of the same command reported ${base.tests.length} test(s) (${base.label}): the patch broke the test run.`,
+      {
+        ...err.details,
+        side: req.side,
+        failed: err.code,
+        base: { label: base.label, tests: base.tests.length },
+      },
+      { cause: err },
+    );
+  }
+
+  private guardSpec(root: string, label: string, plugins: string[]): GuardSpec {
+    return {
+      root,
+      trusted: this.opts.sandbox.sealedDirs,
+      report: sidecarPathFor(this.opts.logDir, label, GUARD_REPORT),
+      plugins,
+      addopts: plugins,
+    };
+  }
+
+  private async suiteRun(req: SuiteRequest): Promise<SuiteRun> {
     const { tests, env, logDir, signal } = this.opts;
+    const { label, subset, files } = req;
+    const root = this.rootOf(req.side);
     await mkdir(logDir, { recursive: true });
     const junitPath = junitPathFor(logDir, label);
     const cmd = resolveTestCommand(
-      { preset: tests.preset, command: tests.command },
-      { junitPath, ...(subset ? { tests: subset } : {}), ...(files ? { files } : {}) },
+      { preset: tests.preset, command: tests.command, args: tests.args },
+      {
+        junitPath,
+        ...(subset ? { tests: subset } : {}),
+        ...(files ? { files } : {}),
+        ...(req.collect ? { collect: true } : {}),
+      },
     );
-    const census = this.opts.census === true && tests.preset === 'pytest' && cmd.junitFrom === undefined;
+    const pytest = tests.preset === 'pytest';
+    const census = this.opts.census === true && pytest && cmd.junitFrom === undefined && !req.collect;
+    const selection = cmd.selection ? await writeSelection(logDir, label, cmd.selection) : undefined;
+    const plugins = [...(census ? [CENSUS_MODULE] : []), ...(selection ? [SELECT_MODULE] : [])];
+    const guard = pytest ? this.guardSpec(root, label, plugins) : undefined;
     const run = await runTests({
       sandbox: this.opts.sandbox,
       network: tests.network,
       cwd: root,
       argv: cmd.argv,
-      env: { ...env, ...cmd.env, ...(census ? censusEnv(env, sidecarPathFor(logDir, label, CENSUS)) : {}) },
-      ...(census ? { sidecars: [CENSUS] } : {}),
+      env: {
+        ...env,
+        ...cmd.env,
+        ...(guard ? guardEnv({ ...env, ...cmd.env }, guard) : {}),
+        ...(census ? { PATCHGATE_CENSUS_REPORT: sidecarPathFor(logDir, label, CENSUS) } : {}),
+        ...(selection ? { [SELECT_ENV]: selection } : {}),
+      },
+      ...(selection ? { readOnly: [selection] } : {}),
+      ...(guard ? { channel: true } : {}),
+      ...(cmd.junitFrom === undefined
+        ? { sidecars: [...(guard ? [GUARD_REPORT] : []), ...(census ? [CENSUS] : [])] }
+        : {}),
       timeoutMs: tests.timeoutMs,
       outDir: logDir,
       label,
       junitFrom: cmd.junitFrom,
       signal,
     });
+    const checked = guard
+      ? await checkGuard({
+          spec: { ...guard, report: run.sidecars?.[GUARD_REPORT] ?? `${guard.report}.absent` },
+          manifest: run.channel,
+          // Only the preset's own command is known to start Python with this environment.
+          required: tests.command === undefined,
+          isTestPath: this.opts.isTestPath ?? (() => false),
+        })
+      : undefined;
+    if (checked && checked.problems.length > 0) {
+      throw new TestRunError(
+        'INSTRUMENT_SHADOWED',
+        `the test command (${label}) ran with the gate's instruments replaced or bypassed: ${describeProblems(checked.problems)}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+        { label, side: req.side, problems: checked.problems },
+      );
+    }
     if (run.breach) {
       const output = await outputTail(run);
       throw new TestRunError(
         'RESOURCE_LIMIT',
         `the test command (${label}) ${run.breach.message}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
-        { label, ...breachEvidence(run.breach), output },
+        { label, side: req.side, ...breachEvidence(run.breach), output },
       );
     }
     if (run.timedOut) {
@@ -239,8 +381,13 @@ export class TestSession {
       );
     }
     const outcomes: TestOutcome[] = [];
-    for (const file of run.junitFiles) outcomes.push(...(await parseJUnitFile(file, { signal })).tests);
-    if (outcomes.length === 0 && (run.exitCode !== 0 || subset === undefined)) {
+    for (const file of run.junitFiles) pushAll(outcomes, (await parseJUnitFile(file, { signal })).tests);
+    // A collection run of pytest reports no testcase: its inventory is the guard's list.
+    const listed = req.collect === true && checked?.collected !== undefined;
+    // pytest's configuration collects none of the selected tests or files (exit 5, "no tests collected"): that
+    // is the runner's answer, as a full run would give it, not a run that broke.
+    const noneSelected = selection !== undefined && run.exitCode === 5 && checked?.collected?.length === 0;
+    if (outcomes.length === 0 && !listed && !noneSelected && (run.exitCode !== 0 || subset === undefined)) {
       // A run that ran nothing is no evidence of anything, least of all that a test does not exist.
       const output = await outputTail(run);
       throw new TestRunError(
@@ -252,9 +399,11 @@ export class TestSession {
     const censusFile = run.sidecars?.[CENSUS];
     return {
       label,
+      side: req.side,
       run,
       tests: outcomes,
       ...(census && censusFile ? { census: await readCensus(censusFile) } : {}),
+      ...(checked ? { guard: checked } : {}),
     };
   }
 
@@ -262,7 +411,7 @@ export class TestSession {
   headRun(i: number): Promise<SuiteRun> {
     let p = this.headRuns.get(i);
     if (!p) {
-      p = this.prepare('head').then(() => this.suite(this.opts.head.root, `head-run-${i + 1}`));
+      p = this.prepare('head').then(() => this.suite({ side: 'head', label: `head-run-${i + 1}` }));
       this.headRuns.set(i, p);
       // Both are asked for by the gate: run them side by side rather than one after the other.
       if (i === 0 && this.opts.overlay?.withHead) void this.overlayRun().catch(() => undefined);
@@ -284,17 +433,100 @@ export class TestSession {
   overlayRun(): Promise<SuiteRun> {
     const overlay = this.opts.overlay;
     if (!overlay) return this.headRun(0);
-    this.overlayRunP ??= this.prepare('overlay').then(() => this.suite(overlay.root, 'overlay-run'));
+    this.overlayRunP ??= this.prepare('overlay').then(() =>
+      this.suite({ side: 'overlay', label: 'overlay-run' }),
+    );
     return this.overlayRunP;
+  }
+
+  /** The given tests again on the head's tree (to tell an intermittent failure from one it gives every time). */
+  async headRerun(subset: TestIdParts[]): Promise<SuiteRun> {
+    await this.prepare('head');
+    return this.subsetRun('head', `head-rerun-${++this.headRerunCount}`, subset);
+  }
+
+  /** The given tests again on the overlay (the head's code with the base's tests). */
+  async overlayRerun(subset: TestIdParts[]): Promise<SuiteRun> {
+    await this.prepare('overlay');
+    return this.subsetRun('overlay', `overlay-rerun-${++this.overlayRerunCount}`, subset);
   }
 
   /** A base run of every test in `files` (test files the patch changed), where the runner can select files. */
   async baseRunFiles(files: string[] | undefined): Promise<SuiteRun> {
+    if (files === undefined || files.length === 0 || !canSelectFiles(this.opts.tests.preset))
+      return this.baseFullRun();
     await this.prepare('base');
-    const label = `base-rerun-${++this.baseRunCount}`;
-    return files !== undefined && files.length > 0 && canSelectFiles(this.opts.tests.preset)
-      ? this.suite(this.opts.base.root, label, undefined, files)
-      : this.suite(this.opts.base.root, label);
+    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}`, files });
+  }
+
+  /** The base's whole suite, run once and shared (the inventory where the runner cannot list, blame's proof). */
+  baseFullRun(): Promise<SuiteRun> {
+    this.baseFullP ??= this.prepare('base').then(() =>
+      this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` }),
+    );
+    return this.baseFullP;
+  }
+
+  /**
+   * The base's whole suite once more, after `baseFullRun` (a baseline tells a
+   * test that fails every time from one that fails now and then).
+   */
+  async baseRunAgain(): Promise<SuiteRun> {
+    await this.baseFullRun();
+    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` });
+  }
+
+  /**
+   * Every test the base's suite selects: listed by the runner where it can
+   * (pytest's `--collect-only`, vitest's and jest's name filter), else from
+   * the base's full run. Run once and shared.
+   */
+  baseInventory(): Promise<Inventory> {
+    this.inventoryP ??= this.listBase();
+    return this.inventoryP;
+  }
+
+  private async listBase(): Promise<Inventory> {
+    const preset = this.opts.tests.preset;
+    await this.prepare('base');
+    try {
+      const run = await this.suite({ side: 'base', label: 'base-collect', collect: true });
+      const collected = run.guard?.collected;
+      if (collected !== undefined) {
+        return {
+          how: 'collected',
+          label: run.label,
+          tests: collected.map((c) => ({
+            key: inventoryKey(c),
+            classname: c.classname,
+            name: c.name,
+            file: c.nodeid.split('::')[0] ?? c.nodeid,
+          })),
+        };
+      }
+      if (preset !== 'pytest' && run.tests.length > 0) return { how: 'collected', ...this.fromRun(run) };
+    } catch (err) {
+      if (this.opts.signal.aborted) throw err;
+      // The runner cannot list (a custom command without `{tests}`, an older runner): the full run says it.
+    }
+    const run = await this.baseFullRun();
+    return { how: 'ran', ...this.fromRun(run), run };
+  }
+
+  private fromRun(run: SuiteRun): { label: string; tests: InventoryTest[] } {
+    const preset = this.opts.tests.preset;
+    return {
+      label: run.label,
+      tests: run.tests.map((t) => {
+        const file = testFileOf(preset, t);
+        return {
+          key: inventoryKey(t),
+          classname: t.classname,
+          name: t.name,
+          ...(file !== undefined ? { file } : {}),
+        };
+      }),
+    };
   }
 
   /**
@@ -315,12 +547,14 @@ export class TestSession {
   /** A base run of only the given tests (the whole suite when the runner cannot select). */
   async baseRun(subset: TestIdParts[]): Promise<SuiteRun> {
     await this.prepare('base');
-    const label = `base-rerun-${++this.baseRunCount}`;
+    return this.subsetRun('base', `base-rerun-${++this.baseRunCount}`, subset);
+  }
+
+  private async subsetRun(side: RunSide, label: string, subset: TestIdParts[]): Promise<SuiteRun> {
     try {
-      return await this.suite(this.opts.base.root, label, subset);
+      return await this.suite({ side, label, subset });
     } catch (err) {
-      if ((err as { code?: string }).code === 'SUBSET_UNSUPPORTED')
-        return this.suite(this.opts.base.root, label);
+      if ((err as { code?: string }).code === 'SUBSET_UNSUPPORTED') return this.suite({ side, label });
       throw err;
     }
   }

@@ -8,7 +8,12 @@
  * lockfile, one side only, a difference of one byte) installs: a base that
  * borrowed the head's dependencies would test the base against the patch's
  * dependency changes, and the stability probe would blame or clear the wrong
- * revision. Prepare the head first, then the base with `reuseFrom` the head.
+ * revision.
+ *
+ * Who lends to whom is the caller's (TestSession's) business: the base and
+ * the overlay never borrow a folder a head process could have written, and a
+ * folder is sealed (read-only to every later head process) once its setup is
+ * done.
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +28,8 @@ export interface ReuseFrom {
   root: string;
   /** Lockfiles relative to both checkouts, e.g. `package-lock.json`, `uv.lock`. */
   lockfiles: string[];
+  /** Manifests compared where neither checkout has a lockfile, e.g. `package.json`, `pyproject.toml`. */
+  manifests?: string[];
   /** Installed-dependency folders relative to both checkouts, e.g. `node_modules`, `.venv`. */
   dirs: string[];
   /** The checkout is a copy of `root`'s files: its dependencies are borrowed without comparing lockfiles. */
@@ -156,6 +163,60 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
 
 type ReusePlan = { link: string[]; root: string } | { reason: string };
 
+/**
+ * Whether two checkouts have the same dependencies: every lockfile either has
+ * exists in both with identical bytes, and at least one exists. Where neither
+ * has any lockfile, byte-identical manifests (`package.json`,
+ * `pyproject.toml`…) are the same proof: an install from them resolves the
+ * same way within one run. The reason when not, for the log.
+ */
+export async function sameLockfiles(
+  a: string,
+  b: string,
+  lockfiles: readonly string[],
+  manifests: readonly string[] = [],
+): Promise<{ same: true; by: 'lockfiles' | 'manifests' } | { same: false; reason: string }> {
+  const compare = async (files: readonly string[], kind: string) => {
+    let compared = 0;
+    for (const f of files) {
+      checkRelative(kind, f);
+      const theirs = await readIfExists(path.join(a, f));
+      const ours = await readIfExists(path.join(b, f));
+      if (theirs === undefined && ours === undefined) continue;
+      if (theirs === undefined || ours === undefined)
+        return { compared, reason: `${f} exists only in ${theirs === undefined ? b : a}` };
+      if (!theirs.equals(ours)) return { compared, reason: `${f} differs between ${a} and ${b}` };
+      compared++;
+    }
+    return { compared };
+  };
+  const locks = await compare(lockfiles, 'lockfiles');
+  if (locks.reason !== undefined) return { same: false, reason: locks.reason };
+  if (locks.compared > 0) return { same: true, by: 'lockfiles' };
+  const byManifest = await compare(manifests, 'manifests');
+  if (byManifest.reason !== undefined) return { same: false, reason: byManifest.reason };
+  if (byManifest.compared > 0) return { same: true, by: 'manifests' };
+  return {
+    same: false,
+    reason: `none of the lockfiles (${lockfiles.join(', ') || 'none listed'}) or manifests (${manifests.join(', ') || 'none listed'}) exists`,
+  };
+}
+
+/**
+ * The dependency folders of `worktree` that are its own (real folders, not
+ * links to a lender), as real paths: what to seal once its setup is done.
+ */
+export async function ownDependencyDirs(worktree: string, dirs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    checkRelative('dirs', dir);
+    const p = path.join(worktree, dir);
+    const st = await lstat(p).catch(() => undefined);
+    if (st?.isDirectory()) out.push(await realpath(p));
+  }
+  return out;
+}
+
 function checkRelative(kind: string, rel: string): void {
   const parts = rel.split(/[\\/]/);
   if (rel === '' || path.isAbsolute(rel) || parts.includes('..')) {
@@ -182,22 +243,11 @@ async function exists(file: string): Promise<boolean> {
 }
 
 async function planReuse(worktree: string, reuse: ReuseFrom): Promise<ReusePlan> {
-  for (const lf of reuse.lockfiles) checkRelative('lockfiles', lf);
   for (const dir of reuse.dirs) checkRelative('dirs', dir);
   const root = await realpath(reuse.root);
-  let compared = reuse.sameTree ? 1 : 0;
-  for (const lf of reuse.sameTree ? [] : reuse.lockfiles) {
-    const theirs = await readIfExists(path.join(root, lf));
-    const ours = await readIfExists(path.join(worktree, lf));
-    if (theirs === undefined && ours === undefined) continue;
-    if (theirs === undefined || ours === undefined) {
-      return { reason: `${lf} exists only in ${theirs === undefined ? worktree : root}` };
-    }
-    if (!theirs.equals(ours)) return { reason: `${lf} differs between ${root} and ${worktree}` };
-    compared++;
-  }
-  if (compared === 0) {
-    return { reason: `none of the lockfiles (${reuse.lockfiles.join(', ') || 'none listed'}) exists` };
+  if (!reuse.sameTree) {
+    const same = await sameLockfiles(root, worktree, reuse.lockfiles, reuse.manifests);
+    if (!same.same) return { reason: same.reason };
   }
   const link: string[] = [];
   for (const dir of reuse.dirs) {

@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { configSchema, type PatchgateConfigInput } from '../../../src/config/schema.js';
 import { execFile } from '../../../src/git/exec.js';
@@ -74,7 +75,16 @@ async function overlayOf(
 describe('buildOverlayTree', () => {
   it("is the head's own tree when the patch left the test side alone", async () => {
     const { result, headTree } = await overlayOf({ 'src/calc.py': 'def add(a, b):\n    return b + a\n' });
-    expect(result).toEqual({ tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] });
+    expect(result).toEqual({
+      tree: headTree,
+      sameAsHead: true,
+      restored: [],
+      headOnly: [],
+      merged: [],
+      fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
+    });
   });
 
   it('restores a test file the head changed, and keeps the production change', async () => {
@@ -137,16 +147,26 @@ describe('buildOverlayTree', () => {
     expect(entry).toBeDefined();
     expect(entry?.sha).not.toBe(head.get('pyproject.toml')?.sha);
     const text = repo.git('cat-file', 'blob', entry?.sha ?? '');
-    expect(text).toContain('dependencies = ["requests", "numpy"]');
-    expect(text).toContain('addopts = "-q"');
-    expect(text).not.toContain('evil');
+    expect(parseToml(text)).toEqual({
+      project: { name: 'calc', dependencies: ['requests', 'numpy'] },
+      tool: { pytest: { ini_options: { addopts: '-q' } } },
+    });
   });
 
   it("keeps the head's pyproject.toml when only its other sections changed", async () => {
     const { result, headTree } = await overlayOf({
       'pyproject.toml': PYPROJECT.replace('["requests"]', '["requests", "numpy"]'),
     });
-    expect(result).toEqual({ tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] });
+    expect(result).toEqual({
+      tree: headTree,
+      sameAsHead: true,
+      restored: [],
+      headOnly: [],
+      merged: [],
+      fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
+    });
   });
 
   it('adds no pyproject.toml when the head deleted one that had no test section', async () => {
@@ -154,7 +174,16 @@ describe('buildOverlayTree', () => {
       { 'pyproject.toml': null },
       { base: { ...BASE, 'pyproject.toml': '[project]\nname = "calc"\n' } },
     );
-    expect(result).toEqual({ tree: headTree, sameAsHead: true, restored: [], headOnly: [], merged: [] });
+    expect(result).toEqual({
+      tree: headTree,
+      sameAsHead: true,
+      restored: [],
+      headOnly: [],
+      merged: [],
+      fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
+    });
   });
 
   it('merges package.json by key under vitest', async () => {
@@ -242,5 +271,58 @@ describe('buildOverlayTree', () => {
     expect(readFileSync(repo.path('.git/index')).equals(before)).toBe(true);
     expect(repo.git('diff', '--cached', '--name-only')).toBe('src/staged.py');
     expect(lsTree(repo, result.tree).has('src/staged.py')).toBe(false);
+  });
+
+  it('merges a pyproject.toml in a subfolder too, where pytest finds it for the tests below it', async () => {
+    const { repo, result, overlay } = await overlayOf(
+      { 'src/pkg/pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-p evil"\n' },
+      { base: { ...BASE, 'src/pkg/pyproject.toml': '[project]\nname = "pkg"\n' } },
+    );
+    expect(result.merged).toEqual(['src/pkg/pyproject.toml']);
+    expect(repo.git('cat-file', 'blob', overlay.get('src/pkg/pyproject.toml')?.sha ?? '')).toBe('');
+  });
+
+  it("takes the base's copy whole, and says why, when the head's pyproject.toml is not valid TOML", async () => {
+    const { result, base, overlay } = await overlayOf({
+      'pyproject.toml': `${PYPROJECT}[tool.pytest.ini_options]\naddopts = "-p evil"\n`,
+    });
+    expect(result.merged).toEqual(['pyproject.toml']);
+    expect(overlay.get('pyproject.toml')).toEqual(base.get('pyproject.toml'));
+    expect(result.fromBase).toEqual([
+      {
+        path: 'pyproject.toml',
+        reason: expect.stringMatching(/^the head's copy is not valid TOML \(line 7: /),
+      },
+    ]);
+  });
+
+  it("takes the base's copy whole when the head's setup.cfg is not UTF-8", async () => {
+    const { result, base, overlay } = await overlayOf(
+      { 'setup.cfg': Buffer.from('[tool:pytest]\naddopts = -p evil\n# \xff\xfe\n', 'latin1') },
+      { base: { ...BASE, 'setup.cfg': '[metadata]\nname = calc\n' } },
+    );
+    expect(overlay.get('setup.cfg')).toEqual(base.get('setup.cfg'));
+    expect(result.fromBase).toEqual([{ path: 'setup.cfg', reason: expect.stringContaining('not UTF-8') }]);
+  });
+
+  it("keeps the base's very bytes when the base's own setup.cfg is not UTF-8", async () => {
+    const bytes = Buffer.from('[tool:pytest]\naddopts = -q\n# \xff\n', 'latin1');
+    const { result, base, overlay } = await overlayOf(
+      { 'setup.cfg': '[tool:pytest]\naddopts = -p evil\n' },
+      { base: { ...BASE, 'setup.cfg': bytes } },
+    );
+    expect(overlay.get('setup.cfg')).toEqual(base.get('setup.cfg'));
+    expect(result.fromBase).toEqual([{ path: 'setup.cfg', reason: "the base's copy is not UTF-8 text" }]);
+  });
+
+  it('removes a head pyproject.toml that does not parse when the base has none', async () => {
+    const { result, overlay } = await overlayOf(
+      { 'pyproject.toml': '[tool.pytest.ini_options\naddopts = "-p x"\n' },
+      {
+        base: Object.fromEntries(Object.entries(BASE).filter(([k]) => k !== 'pyproject.toml')),
+      },
+    );
+    expect(overlay.has('pyproject.toml')).toBe(false);
+    expect(result.merged).toEqual(['pyproject.toml']);
   });
 });

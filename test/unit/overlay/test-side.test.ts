@@ -41,14 +41,61 @@ describe('testSideFor: preset defaults', () => {
       'src/__mocks__/fs.ts',
     ])
       expect(side.isTestPath(p), p).toBe(true);
-    for (const p of [
-      'src/a.ts',
-      'src/test-utils.ts',
-      'tsconfig.json',
-      'jest.config.js',
-      'src/vitest.config.ts',
-    ])
+    for (const p of ['src/a.ts', 'src/test-utils.ts', 'tsconfig.json', 'jest.config.js', 'src/vite.ts'])
       expect(side.isTestPath(p), p).toBe(false);
+  });
+
+  it('puts vite.config.*, project configs, workspace files, Babel and coverage configs on the test side under vitest', () => {
+    const side = testSideFor(config({ tests: { preset: 'vitest' } }));
+    for (const p of [
+      'vite.config.ts',
+      'vite.config.mjs',
+      'packages/web/vite.config.ts',
+      'packages/api/vitest.config.mts',
+      'vitest.workspace.ts',
+      'vitest.projects.json',
+      'babel.config.js',
+      '.babelrc',
+      '.babelrc.json',
+      '.swcrc',
+      '.nycrc.json',
+      '.c8rc',
+      '.env.test',
+      '.env.test.local',
+    ])
+      expect(side.isTestPath(p), p).toBe(true);
+    for (const p of ['.env', '.env.production', 'src/vite-env.d.ts'])
+      expect(side.isTestPath(p), p).toBe(false);
+  });
+
+  it('puts every file pytest and the interpreter load at start-up on the test side under pytest', () => {
+    const side = testSideFor(config({ tests: { preset: 'pytest' } }));
+    for (const p of [
+      'pytest.toml',
+      '.pytest.toml',
+      'src/pkg/pytest.ini',
+      'src/.pytest.ini',
+      '.coveragerc',
+      'sitecustomize.py',
+      'src/sitecustomize.py',
+      'src/usercustomize.py',
+      'src/evil.pth',
+      'src/greenwash-1.0.dist-info/entry_points.txt',
+      'src/greenwash.egg-info/entry_points.txt',
+      '.hypothesis/examples/ab/cd',
+    ])
+      expect(side.isTestPath(p), p).toBe(true);
+    for (const p of ['src/site.py', 'src/custom.py', 'src/pkg/path.py', 'docs/dist-info.md'])
+      expect(side.isTestPath(p), p).toBe(false);
+  });
+
+  it('puts jest and mocha configs, presets and Babel configs on the test side under their presets', () => {
+    const jest = testSideFor(config({ tests: { preset: 'jest' } }));
+    for (const p of ['jest.config.ts', 'packages/a/jest.config.js', 'jest-preset.js', 'babel.config.cjs'])
+      expect(jest.isTestPath(p), p).toBe(true);
+    const mocha = testSideFor(config({ tests: { preset: 'mocha' } }));
+    for (const p of ['.mocharc.yml', '.mocharc.cjs', 'packages/a/.mocharc.json', '.babelrc'])
+      expect(mocha.isTestPath(p), p).toBe(true);
   });
 
   it('matches dot files and dot folders on the test side', () => {
@@ -122,13 +169,21 @@ describe('testSideFor: mixed files', () => {
     for (const p of ['package.json', 'pyproject.toml', 'setup.cfg', 'tox.ini'])
       expect(side.isTestPath(p), p).toBe(false);
     expect(side.isTestPath('pytest.ini')).toBe(true);
-    expect(side.sectionRules.map((r) => r.file)).toEqual(
+    expect(side.sectionRules.map((r) => r.name)).toEqual(
       expect.arrayContaining(['package.json', 'pyproject.toml', 'setup.cfg', 'tox.ini']),
     );
   });
 
-  it('splits only the root copies: a package.json under a test folder is test side', () => {
+  it('splits the copies in every folder, but one under a test folder is test data, taken whole', () => {
     const side = testSideFor(config({ tests: { preset: 'vitest' } }));
     expect(side.isTestPath('test/fixture-app/package.json')).toBe(true);
+    expect(side.ruleFor('test/fixture-app/package.json')).toBeUndefined();
+    for (const p of ['package.json', 'packages/web/package.json', 'packages/web/tsconfig.json']) {
+      expect(side.isTestPath(p), p).toBe(false);
+      expect(side.ruleFor(p), p).toBeDefined();
+    }
+    const py = testSideFor(config({ tests: { preset: 'pytest' } }));
+    expect(py.ruleFor('src/pkg/pyproject.toml')?.kind).toBe('toml');
+    expect(py.isTestPath('tests/data/pyproject.toml')).toBe(true);
   });
 });

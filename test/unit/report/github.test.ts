@@ -109,3 +109,20 @@ describe('--reporter', () => {
     expect(() => resolveReporters(['terminal'], true)).toThrow(/pick one/);
   });
 });
+
+describe('head text in annotations', () => {
+  it('makes the message and file display-safe before the command escaping: one line, no escape sequence', () => {
+    const out = renderGithubAnnotations({
+      findings: [
+        finding({
+          message: `fine\u001b[8m hidden \u009b2J \u202eesrever\n::add-mask::gate ##[error]forged`,
+          evidence: { file: 'src/a\u202e.ts', line: 2 },
+        }),
+      ],
+    });
+    expect(out.split('\n')).toEqual([
+      '::error file=src/a\\u202e.ts,line=2,title=FIXTURE_CHANGED::fine\\u001b[8m hidden \\u009b2J \\u202eesrever%0A\\u003a:add-mask::gate ##\\u005berror]forged',
+      '',
+    ]);
+  });
+});

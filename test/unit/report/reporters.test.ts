@@ -139,7 +139,7 @@ describe('summary.md for a pull request', () => {
     const md = renderMarkdown(
       card([{ ...f('FIXTURE_ADDED', 'fixtures', 'warn', 'testdata/n.json') }, ...many(1)]),
     );
-    const rows = md.split('\n').filter((l) => /^\| .* \| `[A-Z_]+` \|/.test(l));
+    const rows = md.split('\n').filter((l) => /^\| \S+ (reject|warn|error) \| `[A-Z_]+` \|/.test(l));
     expect(rows.map((r) => r.match(/`([A-Z_]+)`/)?.[1])).toEqual(['UNFROZEN_SKIP', 'FIXTURE_ADDED']);
     expect(rows[0]).toContain('`tests/t0.py:1`');
     expect(rows[0]).toContain('test `t0`');
@@ -168,7 +168,7 @@ describe('summary.md for a pull request', () => {
         f('ZERO_HIT', 'hits', 'reject', 'p'),
       ]),
     );
-    expect(md).toContain('fix the patch, or a human job sets FIXTURE_OVERRIDE');
+    expect(md).toContain('fix the patch, or a human job sets `FIXTURE_OVERRIDE`');
     expect(md).toContain(REASON_CODES.ZERO_HIT.next.slice(0, 40));
   });
 

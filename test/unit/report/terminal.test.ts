@@ -126,3 +126,54 @@ describe('terminal report width', () => {
     expect(stripped).toBe(plain);
   });
 });
+
+/** The table without its own colour codes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes are what it removes
+const plain = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
+
+describe('head text on the terminal', () => {
+  // What a test name or a failure message could carry: an ESC sequence, a CSI, CR overwriting the line, a
+  // bidi override, and words that a CI runner reads as workflow commands once wrapping puts them first.
+  const hostile = `ok\u001b[2J\u009b31m\rforged \u202eesrever ##[add-mask]gate ${'word '.repeat(14)}::stop-commands::x`;
+  const f: Finding = {
+    code: 'UNKNOWN_FAILURE_SIGNATURE',
+    layer: 'signatures',
+    severity: 'reject',
+    message: hostile,
+    evidence: { test: hostile, template: `line\n::warning::planted` },
+  };
+  const shown = renderTerminal(
+    card([f], {
+      head: { ref: `feature\u001b]0;t\u0007`, commit: 'c'.repeat(40), tree: 'd'.repeat(40), worktree: false },
+      frozen: [
+        {
+          layer: 'signatures',
+          covers: hostile,
+          matched: hostile,
+          owner: 'qa',
+          expires: '2026-12-31',
+          action: 'x',
+          source: { file: 'flake_signatures.json', index: 0 },
+        },
+      ],
+      overrides: [
+        { layer: 'fixtures', code: 'FIXTURE_CHANGED', path: hostile, variable: 'FIXTURE_OVERRIDE' },
+      ],
+    }),
+    { color: true },
+  );
+
+  it('shows controls and bidi overrides as \\u escapes, keeping its own colours', () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+    const raw = plain(shown).match(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/g);
+    expect(raw).toBeNull();
+    expect(shown).toContain('ok\\u001b[2J\\u009b31m\\u000dforged \\u202eesrever');
+    expect(shown).toContain('feature\\u001b]0;t\\u0007');
+    expect(shown).toContain('\u001b[31m');
+  });
+
+  it('never starts a line with a workflow command, and never carries the legacy ##[ one', () => {
+    expect(shown).not.toContain('##[');
+    for (const line of plain(shown).split('\n')) expect(line.trimStart()).not.toMatch(/^::/);
+  });
+});

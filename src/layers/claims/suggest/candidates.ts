@@ -15,6 +15,7 @@
  */
 
 import type { Hunk } from '../../../git/hunks.js';
+import { pushAll } from '../../../util/arrays.js';
 import { byCodePoint } from '../../../util/compare.js';
 import { loadTypescript } from '../../../util/typescript.js';
 import { jsCandidates } from './candidates-js.js';
@@ -200,10 +201,10 @@ export async function suggestClaims(input: SuggestInput): Promise<Suggestion> {
     const base = await input.readBase(file);
     if (lang === 'js') {
       const r = jsCandidates(await loadTypescript(), file, hunks, head, base);
-      found.push(...r.candidates);
+      pushAll(found, r.candidates);
       spans.set(file, r.spans);
     } else if (lang === 'python') python.push({ file, hunks, head, base });
-    else found.push(...lineCandidates(file, hunks));
+    else pushAll(found, lineCandidates(file, hunks));
   }
   if (python.length > 0) {
     const sources: PythonSource[] = [];
@@ -221,7 +222,7 @@ export async function suggestClaims(input: SuggestInput): Promise<Suggestion> {
     }
     for (const p of python) {
       if (!facts) {
-        found.push(...lineCandidates(p.file, p.hunks));
+        pushAll(found, lineCandidates(p.file, p.hunks));
         continue;
       }
       const at = (side: 'head' | 'base') =>
@@ -236,7 +237,7 @@ export async function suggestClaims(input: SuggestInput): Promise<Suggestion> {
         continue;
       }
       const base = p.base === undefined ? undefined : at('base');
-      found.push(...pythonCandidatesFor(p.file, p.hunks, p.head, head, base?.ok ? base : undefined));
+      pushAll(found, pythonCandidatesFor(p.file, p.hunks, p.head, head, base?.ok ? base : undefined));
       spans.set(p.file, head.spans);
     }
   }

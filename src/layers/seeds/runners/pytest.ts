@@ -5,11 +5,13 @@
  * default seed switch: the plugin runs each test once per seed with the seed
  * set on the test itself (as `@seed()` does), since starting Python and
  * collecting is most of the cost of a replay. A row with a switch of its own
- * gets one process per distinct rendered switch. Whole test files are passed, never
- * node ids, because one stale node id makes pytest abort the whole batch
- * (exit 4); the `patchgate_seeds` plugin deselects everything else and writes
- * a JSON report with each wanted test's outcome, its falsifying example and
- * the examples Hypothesis counted.
+ * gets one process per distinct rendered switch. Nothing is passed on pytest's
+ * command line: it collects what the project's configuration says
+ * (`testpaths`, `python_files`…), the `patchgate_select` plugin keeps only the
+ * rows' files of that (a stale node id cannot abort the batch), and the
+ * `patchgate_seeds` plugin deselects everything else and writes a JSON report
+ * with each wanted test's outcome, its falsifying example and the examples
+ * Hypothesis counted.
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,7 +20,15 @@ import { describeExit } from '../../../runners/harness/process.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { withTail } from '../../../runners/tests/output-tail.js';
+import {
+  checkGuard,
+  describeProblems,
+  GUARD_REPORT,
+  type GuardSpec,
+  guardEnv,
+} from '../../../runners/tests/python-guard.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
+import { SELECT_ENV, SELECT_MODULE } from '../../../runners/tests/selection.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
@@ -43,6 +53,8 @@ export interface PytestReplayOptions {
   signal?: AbortSignal;
   /** Told how many seeds a process replayed, as each one ends. */
   onReplayed?(seeds: number): void;
+  /** Whether a repository path is test side: a test-side module shadowing a standard name is not production code's doing. */
+  isTestPath?(file: string): boolean;
 }
 
 const PLUGIN_MODULE = 'patchgate_seeds';
@@ -140,6 +152,14 @@ async function isFileUnder(root: string, rel: string): Promise<boolean> {
   }
 }
 
+/** A row's test in a file that exists but that pytest, as the project configures it, did not collect. */
+function notCollected(nodeid: string, file: string): string {
+  return notFound(
+    nodeid,
+    `${file} exists, but pytest as the project configures it (testpaths, python_files, norecursedirs, collect_ignore) does not collect it there, or not under that name`,
+  );
+}
+
 function notFound(nodeid: string, detail?: string): string {
   return `test '${nodeid}' not found${detail ? ` (${detail})` : ''}: the tape still lists it (renaming does not escape the tape)`;
 }
@@ -223,6 +243,7 @@ async function runBatch(
   // run with this label cannot pass for this one's.
   const io = path.join(logDir, `${label}.io`);
   const wantFile = path.join(io, 'want.json');
+  const selectFile = path.join(io, 'select.json');
   const reportFile = path.join(io, 'report.json');
   const nodeids = [...new Set(batch.members.map((m) => m.nodeid))].sort(byCodePoint);
   const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
@@ -236,21 +257,27 @@ async function runBatch(
       }
     : nodeids;
   await writeFile(wantFile, `${JSON.stringify(want, null, 1)}\n`);
+  await writeFile(selectFile, `${JSON.stringify({ nodeids: [], files })}\n`);
   await opts.sandbox.grant(io);
 
-  const pythonPath = opts.env.PYTHONPATH;
+  // The gate's loader, guard and seed plugin load before anything of the checkout can stand in for them;
+  // plugin autoload is off, and only entry points installed outside the checkout are honoured.
+  const guard: GuardSpec = {
+    root,
+    trusted: opts.sandbox.sealedDirs,
+    report: path.join(io, GUARD_REPORT),
+    plugins: [PLUGIN_MODULE, SELECT_MODULE],
+    addopts: [SELECT_MODULE],
+  };
   const env: Record<string, string> = {
     ...opts.env,
-    PYTHONPATH: [path.dirname(PYTEST_SEEDS_PLUGIN_PATH), ...(pythonPath ? [pythonPath] : [])].join(
-      path.delimiter,
-    ),
+    ...guardEnv(opts.env, guard),
     PATCHGATE_SEEDS_WANT: wantFile,
     PATCHGATE_SEEDS_REPORT: reportFile,
+    [SELECT_ENV]: selectFile,
     // Hypothesis writes `.hypothesis/` (cached constants, patches for failing
     // examples) under the cwd unless told otherwise; the checkout is not ours to write in.
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(io, 'hypothesis'),
-    // Only the plugins patchgate names run: a plugin the patch installed or registered cannot load itself.
-    PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1',
   };
   const argv = [
     opts.python,
@@ -258,16 +285,12 @@ async function runBatch(
     'pytest',
     '-p',
     PLUGIN_MODULE,
-    // Hypothesis's own pytest plugin, which autoloading would have loaded.
-    '-p',
-    '_hypothesis_pytestplugin',
     '-p',
     'no:cacheprovider',
     '-q',
     '-rN',
     '--hypothesis-show-statistics',
     ...batch.switchArgs,
-    ...files,
   ];
 
   const fill = (member: Member, replay: Omit<SeedReplay, 'property' | 'seed'>): void => {
@@ -283,6 +306,7 @@ async function runBatch(
       ...(opts.network ? { network: true } : {}),
       argv,
       env,
+      channel: true,
       timeoutMs: opts.timeoutMs,
       outDir: logDir,
       label,
@@ -293,6 +317,20 @@ async function runBatch(
     for (const m of batch.members)
       fill(m, { status: 'error', message: `pytest could not be started: ${e.message}` });
     return false;
+  }
+  const checked = await checkGuard({
+    spec: guard,
+    manifest: run.channel,
+    required: true,
+    isTestPath: opts.isTestPath ?? (() => false),
+  });
+  if (checked.problems.length > 0) {
+    // Nothing this process reported can count: the replay ran with the gate's instruments replaced.
+    throw new TestRunError(
+      'INSTRUMENT_SHADOWED',
+      `the seed replay (${label}) ran with the gate's instruments replaced or bypassed: ${describeProblems(checked.problems)}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
+      { label, problems: checked.problems },
+    );
   }
   const log = run.stdoutFile;
   const tests = `${nodeids.length} test${nodeids.length === 1 ? '' : 's'}`;
@@ -344,7 +382,14 @@ async function runBatch(
     } else {
       const rec = report.tests[batch.pairs ? `${m.nodeid}\u0000${m.seed}` : m.nodeid];
       if (rec === undefined || !report.collected.includes(m.nodeid)) {
-        fill(m, { status: 'not-found', message: notFound(m.row.nodeid ?? m.nodeid), log });
+        // pytest collected the file when it found another of the tape's tests in it: this one was renamed.
+        const fileCollected = report.collected.some((id) => fileOf(id) === m.file);
+        const nodeid = m.row.nodeid ?? m.nodeid;
+        fill(m, {
+          status: 'not-found',
+          message: fileCollected ? notFound(nodeid) : notCollected(nodeid, m.file),
+          log,
+        });
         continue;
       }
       fill(m, { ...fromRecord(rec), log });

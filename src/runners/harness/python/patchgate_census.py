@@ -14,6 +14,7 @@ Environment:
 
 Without the variable the plugin does nothing. Standard library and pytest
 only; Hypothesis is optional (without it no test is a property).
+PYTEST_DONT_REWRITE: the gate loads its plugins before pytest starts, so they cannot be rewritten.
 """
 
 import json
