@@ -17,6 +17,7 @@ import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { lockedFixtureDigests } from './layers/fixtures/locked-digests.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { configuredPrograms, programFindings } from './layers/program-finding.js';
 import { regressionLayer } from './layers/regression/regression-layer.js';
 import {
   describeIsolation,
@@ -53,6 +54,7 @@ import {
 } from './report/scorecard.js';
 import { TestSession } from './runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from './sandbox/open.js';
+import { programView } from './sandbox/program-view.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { pushAll } from './util/arrays.js';
 import { isInside, toPosix } from './util/repo-path.js';
@@ -308,6 +310,24 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       const offline = networkFinding(await sandbox.checkNetwork(), asked, options.env);
       if (offline) sandboxFindings.push(offline);
     }
+    // What each configured program is inside the sandbox: a home-folder interpreter is not there.
+    if (sandbox.isolation.mode === 'bwrap') {
+      const box = sandbox;
+      const programs = configuredPrograms(
+        config,
+        (name) => pipeline.some((l) => l.name === name && l.enabled(config)),
+        scrubbedEnv(options.env),
+      );
+      pushAll(
+        sandboxFindings,
+        programFindings(
+          programs.map((program) => ({
+            program,
+            view: programView(program.program, program.searchPath, (p) => box.visible(p)),
+          })),
+        ),
+      );
+    }
     // A sandbox that cannot be what the config asks for runs no head code (the finding says which).
     const blocking = sandboxFindings.find((f) => f.severity === 'error');
     const logDir = await checkouts.scratch('logs');
@@ -456,7 +476,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           reason:
             blocking.code === 'SANDBOX_UNAVAILABLE'
               ? 'head code runs only in the sandbox here (see SANDBOX_UNAVAILABLE)'
-              : "head code given network runs only with the sandbox's own network (see SANDBOX_NETWORK_UNAVAILABLE)",
+              : blocking.code === 'PROGRAM_HIDDEN'
+                ? 'a program the config runs is not in the sandbox (see PROGRAM_HIDDEN)'
+                : "head code given network runs only with the sandbox's own network (see SANDBOX_NETWORK_UNAVAILABLE)",
         });
         continue;
       }

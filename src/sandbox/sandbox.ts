@@ -329,6 +329,18 @@ export class Sandbox {
     return [...this.sealed].sort();
   }
 
+  /**
+   * Whether every head process sees host path `p` where it is (read-only or
+   * more): the system folders, the gate's package, `sandbox.readOnly`. Its
+   * checkouts are not counted here; a path inside one is the caller's to know.
+   */
+  visible(p: string): boolean {
+    if (this.isolation.mode !== 'bwrap') return true;
+    const abs = path.resolve(p);
+    const roots = [...SYSTEM, packageRoot(), ...(this.options.readOnly ?? []).map((d) => path.resolve(d))];
+    return roots.some((r) => abs === r || abs.startsWith(`${r}/`));
+  }
+
   spawn(spec: SandboxSpec): HeadProcess {
     const [program, ...args] = spec.argv;
     if (program === undefined || program === '')
