@@ -134,6 +134,17 @@ export function runCli(
   });
 }
 
+/**
+ * This machine's PATH without its home-folder entries (a pyenv shim, cargo):
+ * the programs the CLI runs are then the ones its sandbox runs, so no test
+ * depends on how the developer's shell is set up. The interpreter test sets
+ * its own PATH to play that case.
+ */
+const SYSTEM_PATH = (process.env.PATH ?? '/usr/bin:/bin')
+  .split(':')
+  .filter((d) => /^\/(usr|bin|sbin|opt)(\/|$)/.test(d))
+  .join(':');
+
 /** Runs a Node script to completion, collecting its output; `undefined` env values are removed. */
 export function runNode(
   script: string,
@@ -141,7 +152,7 @@ export function runNode(
   opts: { cwd: string; env?: Record<string, string | undefined>; as?: RunAs },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, ...opts.env };
+    const env: Record<string, string | undefined> = { ...process.env, PATH: SYSTEM_PATH, ...opts.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
     const [file, argv] = opts.as
       ? [
