@@ -11,6 +11,11 @@
  *
  *   node scripts/replay.mjs --repo <path or URL> [--commits 10] [--out DIR]
  *        [--config FILE] [--baseline] [--setup "npm ci"] [--rev HEAD] [--today YYYY-MM-DD]
+ *        [--submodules] [--url-map https://github.com/o/r.git=/path/to/mirror ...]
+ *
+ * --submodules checks the submodules out in every worktree, as CI's checkout
+ * with `submodules: recursive` would; --url-map (repeatable) sends a
+ * submodule's URL to a local mirror, for machines without that network.
  *
  * --config uses that config file instead of init's (contract files it names
  * are created empty where init would). The clone is made once (from a local
@@ -19,7 +24,15 @@
  * clone lives in a temp folder. Summary JSON: <out>/replay.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,16 +51,24 @@ const { values } = parseArgs({
     setup: { type: 'string' },
     rev: { type: 'string', default: 'HEAD' },
     today: { type: 'string' },
+    submodules: { type: 'boolean', default: false },
+    'url-map': { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help || !values.repo) {
-  console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0].replace(/^#!.*\n\/\*\*\n/, ''));
+  console.log(
+    readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('*/')[0]
+      .replace(/^#!.*\n\/\*\*\n/, ''),
+  );
   process.exit(values.help ? 0 : 2);
 }
 const n = Number(values.commits);
 if (!Number.isInteger(n) || n < 1) {
-  console.error(`replay: --commits expects a whole number of at least 1, not ${JSON.stringify(values.commits)}`);
+  console.error(
+    `replay: --commits expects a whole number of at least 1, not ${JSON.stringify(values.commits)}`,
+  );
   process.exit(2);
 }
 if (!existsSync(CLI)) {
@@ -55,10 +76,26 @@ if (!existsSync(CLI)) {
   process.exit(2);
 }
 const today = values.today ?? new Date().toISOString().slice(0, 10);
-const out = path.resolve(values.out ?? path.join('replay-out', path.basename(values.repo).replace(/\.git$/, '')));
+const out = path.resolve(
+  values.out ?? path.join('replay-out', path.basename(values.repo).replace(/\.git$/, '')),
+);
 mkdirSync(out, { recursive: true });
 
-const git = (cwd, ...args) => execFileSync('git', [...ID, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+// A submodule URL sent to a local mirror: git's own insteadOf, for this script's git calls only.
+const URL_MAP = values['url-map'].flatMap((pair) => {
+  const at = pair.indexOf('=');
+  if (at < 1) {
+    console.error(`replay: --url-map expects URL=PATH, not ${JSON.stringify(pair)}`);
+    process.exit(2);
+  }
+  return ['-c', `url.${pair.slice(at + 1)}.insteadOf=${pair.slice(0, at)}`];
+});
+const git = (cwd, ...args) =>
+  execFileSync('git', [...ID, ...URL_MAP, '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
 const work = mkdtempSync(path.join(tmpdir(), 'pg-replay-'));
 const clone = path.join(work, 'clone');
 execFileSync('git', ['clone', '-q', '--no-checkout', values.repo, clone], { stdio: 'inherit' });
@@ -73,6 +110,41 @@ for (const commit of commits) {
   const row = { commit, subject };
   try {
     git(clone, 'worktree', 'add', '-q', '-B', 'pg-base', tree, `${commit}^`);
+    if (values.submodules) {
+      // One by one: git stops at the first that cannot be fetched. One that cannot stays empty, as on a CI
+      // checkout that lacks it, and the gate says so.
+      const listed = spawnSync(
+        'git',
+        ['config', '-f', '.gitmodules', '--get-regexp', '^submodule\\..*\\.path$'],
+        {
+          cwd: tree,
+          encoding: 'utf8',
+        },
+      );
+      const failed = [];
+      for (const line of listed.stdout.split('\n').filter(Boolean)) {
+        const sub = line.slice(line.indexOf(' ') + 1);
+        const r = spawnSync(
+          'git',
+          [
+            ...ID,
+            ...URL_MAP,
+            '-c',
+            'protocol.file.allow=always',
+            'submodule',
+            'update',
+            '-q',
+            '--init',
+            '--recursive',
+            '--',
+            sub,
+          ],
+          { cwd: tree, encoding: 'utf8' },
+        );
+        if (r.status !== 0) failed.push(sub);
+      }
+      if (failed.length > 0) row.submodules = `not fetched: ${failed.join(', ')}`;
+    }
     // What a new user commits first: init's config and contract files (or theirs), in a human commit.
     if (values.config) {
       copyFileSync(path.resolve(values.config), path.join(tree, path.basename(values.config)));
@@ -87,16 +159,21 @@ for (const commit of commits) {
       );
       row.init = init.status;
       writeFileSync(path.join(out, `${commit.slice(0, 12)}.init.txt`), `${init.stdout}${init.stderr}`);
-      if (init.status !== 0) throw new Error(`init exited ${init.status}: ${lastLine(init.stderr || init.stdout)}`);
+      if (init.status !== 0)
+        throw new Error(`init exited ${init.status}: ${lastLine(init.stderr || init.stdout)}`);
     }
     if (values.setup) patchConfigSetup(tree, values.setup);
     git(tree, 'add', '-A', '-f', '--', ':!node_modules', ':!.venv');
     git(tree, 'commit', '-q', '--allow-empty', '-m', 'patchgate config (human)');
     const base = git(tree, 'rev-parse', 'HEAD').trim();
     git(tree, 'checkout', '-q', '-B', 'pg-head');
-    const diff = execFileSync('git', ['diff', '--binary', `${commit}^`, commit], { cwd: clone, maxBuffer: 1 << 30 });
+    const diff = execFileSync('git', ['diff', '--binary', `${commit}^`, commit], {
+      cwd: clone,
+      maxBuffer: 1 << 30,
+    });
     const apply = spawnSync('git', ['apply', '--index', '--whitespace=nowarn'], { cwd: tree, input: diff });
-    if (apply.status !== 0) throw new Error(`the commit's diff does not apply: ${lastLine(String(apply.stderr))}`);
+    if (apply.status !== 0)
+      throw new Error(`the commit's diff does not apply: ${lastLine(String(apply.stderr))}`);
     git(tree, 'commit', '-q', '--allow-empty', '-m', `replay ${commit}`);
     const runOut = path.join(out, commit.slice(0, 12));
     const started = Date.now();
@@ -124,14 +201,22 @@ for (const commit of commits) {
   console.log(
     `${commit.slice(0, 12)} ${String(row.verdict).padEnd(7)} ${String(row.seconds ?? '-').padStart(6)}s  ${subject.slice(0, 60)}` +
       (row.findings?.length ? `\n    ${[...new Set(row.findings)].join(' ')}` : '') +
-      (row.why ? `\n    ${row.why}` : ''),
+      (row.why ? `\n    ${row.why}` : '') +
+      (row.submodules ? `\n    submodules: ${row.submodules}` : ''),
   );
 }
 rmSync(work, { recursive: true, force: true });
 const tally = {};
 for (const r of rows) tally[r.verdict] = (tally[r.verdict] ?? 0) + 1;
-writeFileSync(path.join(out, 'replay.json'), `${JSON.stringify({ repo: values.repo, today, tally, rows }, null, 2)}\n`);
-console.log(`\n${Object.entries(tally).map(([k, v]) => `${v} ${k}`).join(', ')}; scorecards and logs in ${out}`);
+writeFileSync(
+  path.join(out, 'replay.json'),
+  `${JSON.stringify({ repo: values.repo, today, tally, rows }, null, 2)}\n`,
+);
+console.log(
+  `\n${Object.entries(tally)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ')}; scorecards and logs in ${out}`,
+);
 
 function lastLine(s) {
   return String(s).trim().split('\n').slice(-1)[0] ?? '';
@@ -140,7 +225,8 @@ function lastLine(s) {
 /** Empty contract files for the keys a hand-written config names, as init would write them. */
 function contractStubs(config) {
   const out = [];
-  if (config.signatures) out.push([config.signatures.freeze ?? 'flake_signatures.json', '{"signatures": []}\n']);
+  if (config.signatures)
+    out.push([config.signatures.freeze ?? 'flake_signatures.json', '{"signatures": []}\n']);
   if (config.stability) out.push([config.stability.freeze ?? 'stability_freeze.json', '{"freezes": []}\n']);
   return out;
 }
