@@ -462,7 +462,8 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         pipeline.some((l) => l.usesTestRuns && l.enabled(config))
       ) {
         prefetched = true;
-        tests.prefetch();
+        // The base's list of its tests is base code on the base's checkout: it can run alongside.
+        tests.prefetch({ inventory: pipeline.some((l) => l.name === 'regression' && l.enabled(config)) });
       }
       currentLayer = layer.name;
       await options.hooks?.onLayerStart?.(layer.name);

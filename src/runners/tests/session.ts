@@ -422,8 +422,9 @@ export class TestSession {
    * Starts the head's first run (and the overlay's with it) in the background, so the suites run while
    * other layers work; a layer that asks for them later gets the same runs, and their failures.
    */
-  prefetch(): void {
+  prefetch(also: { inventory?: boolean } = {}): void {
     void this.headRun(0).catch(() => undefined);
+    if (also.inventory) void this.baseInventory().catch(() => undefined);
   }
 
   private overlayRunP: Promise<SuiteRun> | undefined;
