@@ -199,7 +199,9 @@ const seedsSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe('Sandboxed processes for fast-check properties (default: the number of cores).'),
+      .describe(
+        "Sandboxed processes for fast-check properties, and pytest processes for the default switch's (test, seed) pairs, each with whole test files (default: the number of cores).",
+      ),
     env: headEnv.describe('Variables the replays run with, e.g. {"PYTHONPATH": "src:."}.'),
     network: z.boolean().default(false).describe('Give seed replays network access (off by default).'),
   })
