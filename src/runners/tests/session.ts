@@ -445,6 +445,12 @@ export class TestSession {
     return this.subsetRun('head', `head-rerun-${++this.headRerunCount}`, subset);
   }
 
+  /** Every test of `files` again on the head's tree (the stability probe's reruns of what the patch can affect). */
+  async headRunFiles(files: string[], label: string): Promise<SuiteRun> {
+    await this.prepare('head');
+    return this.suite({ side: 'head', label, files });
+  }
+
   /** The given tests again on the overlay (the head's code with the base's tests). */
   async overlayRerun(subset: TestIdParts[]): Promise<SuiteRun> {
     await this.prepare('overlay');
