@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Git } from '../git/git.js';
+import { listTree } from '../git/tree.js';
 import { loadTypescript } from '../util/typescript.js';
 import { decodeStrict, readBlobs, type TreeFiles, treeFiles } from './revision-files.js';
 import { readRunnerFiles } from './runner-config/index.js';
@@ -53,6 +54,13 @@ export interface Overlay extends OverlayTree {
   shared: readonly SharedImport[];
 }
 
+/** The submodules of a tree: path → its gitlink (mode 160000 and the commit). */
+async function gitlinks(git: Git, treeish: string): Promise<Map<string, Entry>> {
+  const out = new Map<string, Entry>();
+  for (const e of await listTree(git, treeish)) if (e.type === 'commit') out.set(e.path, { mode: e.mode, sha: e.sha });
+  return out;
+}
+
 /** The module specifiers (not relative paths) the base's test-side JavaScript and TypeScript files import. */
 async function testSpecifiers(base: TreeFiles, side: TestSide): Promise<string[]> {
   const ts = await loadTypescript();
@@ -73,12 +81,15 @@ export async function buildOverlayTree(
   side: TestSide,
   baseFiles?: TreeFiles,
 ): Promise<OverlayTree> {
-  const [baseT, headT] = await Promise.all([
+  const [baseT, headT, baseLinks, headLinks] = await Promise.all([
     baseFiles ?? treeFiles(git, baseCommit),
     treeFiles(git, headTree),
+    gitlinks(git, baseCommit),
+    gitlinks(git, headTree),
   ]);
-  const base = baseT.shas;
-  const head = headT.shas;
+  // Submodules (gitlinks) are entries like files: the overlay has the base's where they are test side.
+  const base = new Map([...baseT.shas, ...baseLinks]);
+  const head = new Map([...headT.shas, ...headLinks]);
   const result = new Map<string, Entry>();
   const restored: string[] = [];
   const headOnly: string[] = [];

@@ -58,7 +58,8 @@ export function scriptKind(ts: typeof TS, file: string): TS.ScriptKind {
 }
 
 export function jsLoads(ts: typeof TS, file: string, text: string): JsFileLoads {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, scriptKind(ts, file));
+  // No parent pointers: nothing here walks up, and setting them costs a quarter of the parse.
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, scriptKind(ts, file));
   const loads: JsLoad[] = [];
   const strings = new Set<string>();
   const words = new Set<string>();
