@@ -63,7 +63,15 @@ const PROFILES = {
   },
   yaml: {
     plain: (junit) => ({
-      argv: ['npx', '--no', 'vitest', 'run', '--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`],
+      argv: [
+        'npx',
+        '--no',
+        'vitest',
+        'run',
+        '--reporter=default',
+        '--reporter=junit',
+        `--outputFile.junit=${junit}`,
+      ],
       env: {},
     }),
     install: ['npm', 'ci', '--no-audit', '--no-fund'],
@@ -121,7 +129,9 @@ function cloneRepo(name, profile, work) {
   for (const [sub, spec] of Object.entries(profile.submodules)) {
     const source = sources[spec.source];
     if (!source) {
-      console.log(`  ${name}: no source for submodule ${sub} (give ${spec.source}=PATH|URL); its tests fail alike`);
+      console.log(
+        `  ${name}: no source for submodule ${sub} (give ${spec.source}=PATH|URL); its tests fail alike`,
+      );
       continue;
     }
     git(dir, 'config', `submodule.${sub}.url`, source);
@@ -137,7 +147,13 @@ function cloneRepo(name, profile, work) {
       .split('\n')
       .filter((l) => l.includes(' blob '))
       .map((l) => ({ sha: l.split(/\s+/)[2], file: l.slice(l.indexOf('\t') + 1) }));
-    const check = sh('git', ['cat-file', '--batch-check'], modules, {}, `${blobs.map((b) => b.sha).join('\n')}\n`);
+    const check = sh(
+      'git',
+      ['cat-file', '--batch-check'],
+      modules,
+      {},
+      `${blobs.map((b) => b.sha).join('\n')}\n`,
+    );
     const missing = new Set(
       check.stdout
         .split('\n')
@@ -149,9 +165,23 @@ function cloneRepo(name, profile, work) {
       const index = path.join(modules, 'bench-index');
       sh('git', ['read-tree', commit], modules, { GIT_INDEX_FILE: index });
       const gone = blobs.filter((b) => missing.has(b.sha)).map((b) => b.file);
-      sh('git', ['update-index', '--force-remove', '-z', '--stdin'], modules, { GIT_INDEX_FILE: index }, `${gone.join('\0')}\0`);
+      sh(
+        'git',
+        ['update-index', '--force-remove', '-z', '--stdin'],
+        modules,
+        { GIT_INDEX_FILE: index },
+        `${gone.join('\0')}\0`,
+      );
       const tree = sh('git', ['write-tree'], modules, { GIT_INDEX_FILE: index }).stdout.trim();
-      pinned = git(modules, 'commit-tree', tree, '-p', commit, '-m', 'bench: without the blobs the snapshot lacks');
+      pinned = git(
+        modules,
+        'commit-tree',
+        tree,
+        '-p',
+        commit,
+        '-m',
+        'bench: without the blobs the snapshot lacks',
+      );
       fs.rmSync(index, { force: true });
     }
     pins[sub] = pinned;
@@ -167,7 +197,9 @@ function cloneRepo(name, profile, work) {
 function pickCommits(dir, profile) {
   const picked = [];
   const skipped = [];
-  for (const c of git(dir, 'rev-list', '--first-parent', '--no-merges', '--max-count=60', 'HEAD').split('\n')) {
+  for (const c of git(dir, 'rev-list', '--first-parent', '--no-merges', '--max-count=60', 'HEAD').split(
+    '\n',
+  )) {
     if (picked.length >= COMMITS) break;
     const files = git(dir, 'diff-tree', '--no-commit-id', '--name-only', '-r', c).split('\n').filter(Boolean);
     const subject = git(dir, 'log', '-1', '--format=%s', c);
@@ -194,10 +226,15 @@ function plainRun(dir, profile, junit) {
 function check(dir, baseRef, headRef) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-bench-real-out-'));
   const t0 = performance.now();
-  const r = sh('node', [cli, 'check', '--base', baseRef, '--head', headRef, '--out', out, '--today', TODAY, '--quiet'], dir);
+  const r = sh(
+    'node',
+    [cli, 'check', '--base', baseRef, '--head', headRef, '--out', out, '--today', TODAY, '--quiet'],
+    dir,
+  );
   const ms = performance.now() - t0;
   const file = path.join(out, 'scorecard.json');
-  if (!fs.existsSync(file)) throw new Error(`the gate wrote no scorecard (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
+  if (!fs.existsSync(file))
+    throw new Error(`the gate wrote no scorecard (exit ${r.status}):\n${r.stderr.slice(-3000)}`);
   const card = JSON.parse(fs.readFileSync(file, 'utf8'));
   const stability = path.join(out, 'stability.json');
   return {
@@ -212,7 +249,8 @@ function check(dir, baseRef, headRef) {
 async function makeBase(dir, c, pins, profile) {
   git(dir, 'checkout', '-q', '-f', '--detach', `${c.sha}^`);
   git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
-  for (const [sub, pin] of Object.entries(pins)) git(dir, 'update-index', '--cacheinfo', `160000,${pin},${sub}`);
+  for (const [sub, pin] of Object.entries(pins))
+    git(dir, 'update-index', '--cacheinfo', `160000,${pin},${sub}`);
   // --force: a failed first update (the recorded commit missing) leaves the submodule's files deleted.
   if (Object.keys(pins).length > 0) git(dir, 'submodule', 'update', '--force', '--', ...Object.keys(pins));
   const init = sh('node', [cli, 'init', '--owner', 'maintainers', ...(profile.init ?? [])], dir);
@@ -226,12 +264,32 @@ async function makeBase(dir, c, pins, profile) {
   if (fs.existsSync(report)) {
     const seen = new Set();
     for (const f of first.card.findings) {
-      if (!['UNKNOWN_FAILURE_SIGNATURE', 'UNFROZEN_SKIP'].includes(f.code) || typeof f.evidence.test !== 'string') continue;
+      if (
+        !['UNKNOWN_FAILURE_SIGNATURE', 'UNFROZEN_SKIP'].includes(f.code) ||
+        typeof f.evidence.test !== 'string'
+      )
+        continue;
       if (seen.has(f.evidence.test)) continue;
       seen.add(f.evidence.test);
       const add = sh(
         'node',
-        [cli, 'signatures', 'add', '--from', report, '--test', f.evidence.test, '--owner', 'maintainers', '--expires', '2099-12-31', '--action', 'known on the main branch when the gate was adopted', '--today', TODAY],
+        [
+          cli,
+          'signatures',
+          'add',
+          '--from',
+          report,
+          '--test',
+          f.evidence.test,
+          '--owner',
+          'maintainers',
+          '--expires',
+          '2099-12-31',
+          '--action',
+          'known on the main branch when the gate was adopted',
+          '--today',
+          TODAY,
+        ],
         dir,
       );
       // A row matches a signature, not a name: one row may already cover several tests.
@@ -243,10 +301,18 @@ async function makeBase(dir, c, pins, profile) {
   const other = first.card.findings.filter(
     (f) => f.severity !== 'warn' && !['UNKNOWN_FAILURE_SIGNATURE', 'UNFROZEN_SKIP'].includes(f.code),
   );
-  for (const f of other) console.log(`    the base itself: ${f.code}: ${f.message.split('\n')[0].slice(0, 200)}`);
+  for (const f of other)
+    console.log(`    the base itself: ${f.code}: ${f.message.split('\n')[0].slice(0, 200)}`);
   if (frozen.length > 0) {
     git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '--no-verify', '-m', `patchgate: freeze ${frozen.length} known failures and skips`);
+    git(
+      dir,
+      'commit',
+      '-q',
+      '--no-verify',
+      '-m',
+      `patchgate: freeze ${frozen.length} known failures and skips`,
+    );
   }
   fs.rmSync(first.out, { recursive: true, force: true });
   return { ref: git(dir, 'rev-parse', 'HEAD'), frozen: frozen.length, onboarding: first.ms };
@@ -262,8 +328,23 @@ function makeHead(dir, c) {
 
 function describeFinding(f) {
   const e = f.evidence ?? {};
-  const keys = ['test', 'path', 'file', 'line', 'property', 'seed', 'headRuns', 'baseRuns', 'template', 'what', 'changes', 'reach'];
-  const shown = keys.filter((k) => e[k] !== undefined).map((k) => `${k}=${JSON.stringify(e[k]).slice(0, 160)}`);
+  const keys = [
+    'test',
+    'path',
+    'file',
+    'line',
+    'property',
+    'seed',
+    'headRuns',
+    'baseRuns',
+    'template',
+    'what',
+    'changes',
+    'reach',
+  ];
+  const shown = keys
+    .filter((k) => e[k] !== undefined)
+    .map((k) => `${k}=${JSON.stringify(e[k]).slice(0, 160)}`);
   return `${f.severity} ${f.code} (${f.layer}): ${f.message.split('\n')[0].slice(0, 240)}${shown.length ? `\n        ${shown.join(' ')}` : ''}`;
 }
 
@@ -300,13 +381,14 @@ try {
         const lock = sh('git', ['hash-object', 'package-lock.json'], dir).stdout.trim();
         if (lock !== installedFor) {
           const r = sh(profile.install[0], profile.install.slice(1), dir);
-          if (r.status !== 0) throw new Error(`${profile.install.join(' ')} failed: ${r.stderr.slice(-1000)}`);
+          if (r.status !== 0)
+            throw new Error(`${profile.install.join(' ')} failed: ${r.stderr.slice(-1000)}`);
           installedFor = lock;
         }
       }
       console.log(
-      `    base: parent + patchgate init${base.frozen ? ` + freeze rows for ${base.frozen} tests failing or skipped there` : ''}`,
-    );
+        `    base: parent + patchgate init${base.frozen ? ` + freeze rows for ${base.frozen} tests failing or skipped there` : ''}`,
+      );
       const plains = [];
       const checks = [];
       const nets = [];
@@ -335,13 +417,21 @@ try {
       const scope = st
         ? st.scope === 'all'
           ? `all ${st.probed.length} test files (${(st.reasons ?? [])[0] ?? ''})`
-          : `${st.probed.length} of ${st.probed.length + st.notProbed.length} test files${st.probed.length ? `: ${st.probed.slice(0, 4).map((p) => p.file).join(', ')}${st.probed.length > 4 ? ', …' : ''}` : ''}`
+          : `${st.probed.length} of ${st.probed.length + st.notProbed.length} test files${
+              st.probed.length
+                ? `: ${st.probed
+                    .slice(0, 4)
+                    .map((p) => p.file)
+                    .join(', ')}${st.probed.length > 4 ? ', …' : ''}`
+                : ''
+            }`
         : `not run (${last.card.layers.find((l) => l.name === 'stability')?.reason ?? 'off'})`;
       const codes = [...new Set(last.card.findings.map((f) => f.code))];
       console.log(
         `    verdict ${last.card.verdict}${codes.length ? ` (${codes.join(', ')})` : ''}; stability probed ${scope}`,
       );
-      for (const f of last.card.findings.filter((x) => x.severity !== 'warn')) console.log(`      ${describeFinding(f)}`);
+      for (const f of last.card.findings.filter((x) => x.severity !== 'warn'))
+        console.log(`      ${describeFinding(f)}`);
       console.log(
         `    median: plain ${s(median(plains))}, check ${s(median(checks))}, ratio ${median(checks.map((x, i) => x / plains[i])).toFixed(2)}x, less install ${ratio.toFixed(2)}x`,
       );

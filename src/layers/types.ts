@@ -133,6 +133,8 @@ export interface FrozenItem {
   expires: string;
   action: string;
   source: { file: string; index: number; line?: number };
+  /** `baseline`: the row was written by `patchgate baseline` (and committed by a human), not by hand. */
+  origin?: 'baseline';
 }
 
 /**

@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Git } from '../git/git.js';
-import { listTree } from '../git/tree.js';
 import { loadTypescript } from '../util/typescript.js';
 import { decodeStrict, readBlobs, type TreeFiles, treeFiles } from './revision-files.js';
 import { readRunnerFiles } from './runner-config/index.js';
@@ -54,13 +53,6 @@ export interface Overlay extends OverlayTree {
   shared: readonly SharedImport[];
 }
 
-/** The submodules of a tree: path → its gitlink (mode 160000 and the commit). */
-async function gitlinks(git: Git, treeish: string): Promise<Map<string, Entry>> {
-  const out = new Map<string, Entry>();
-  for (const e of await listTree(git, treeish)) if (e.type === 'commit') out.set(e.path, { mode: e.mode, sha: e.sha });
-  return out;
-}
-
 /** The module specifiers (not relative paths) the base's test-side JavaScript and TypeScript files import. */
 async function testSpecifiers(base: TreeFiles, side: TestSide): Promise<string[]> {
   const ts = await loadTypescript();
@@ -81,15 +73,14 @@ export async function buildOverlayTree(
   side: TestSide,
   baseFiles?: TreeFiles,
 ): Promise<OverlayTree> {
-  const [baseT, headT, baseLinks, headLinks] = await Promise.all([
+  const [baseT, headT] = await Promise.all([
     baseFiles ?? treeFiles(git, baseCommit),
     treeFiles(git, headTree),
-    gitlinks(git, baseCommit),
-    gitlinks(git, headTree),
   ]);
-  // Submodules (gitlinks) are entries like files: the overlay has the base's where they are test side.
-  const base = new Map([...baseT.shas, ...baseLinks]);
-  const head = new Map([...headT.shas, ...headLinks]);
+  // A submodule is an entry like a file (the base's where it is test side, the head's elsewhere):
+  // without it the overlay's checkout has no folder there and its fixtures read as missing.
+  const base = new Map([...baseT.shas, ...baseT.gitlinks]);
+  const head = new Map([...headT.shas, ...headT.gitlinks]);
   const result = new Map<string, Entry>();
   const restored: string[] = [];
   const headOnly: string[] = [];
@@ -108,7 +99,8 @@ export async function buildOverlayTree(
     result.set(p, e);
   }
   // A committed node_modules is never checked out: nothing in it is split.
-  const mixed = [...new Set([...base.keys(), ...head.keys()])]
+  // Only files are split: a gitlink has no text.
+  const mixed = [...new Set([...baseT.shas.keys(), ...headT.shas.keys()])]
     .filter((p) => side.ruleFor(p) && !p.split('/').includes('node_modules'))
     .sort();
   const blobs = await readBlobs(

@@ -58,97 +58,110 @@ function shop(extra: Files = {}): GitDir {
     'src/shop/__init__.py': '',
     'src/shop/money.py': MONEY,
     'src/shop/clock.py': 'def later(a, b):\n    return max(a, b)\n',
-    'tests/test_money.py': 'from shop.money import cents\n\n\ndef test_cents():\n    assert cents(1.5) == 150\n',
-    'tests/test_clock.py': 'from shop.clock import later\n\n\ndef test_later():\n    assert later(1, 2) == 2\n',
+    'tests/test_money.py':
+      'from shop.money import cents\n\n\ndef test_cents():\n    assert cents(1.5) == 150\n',
+    'tests/test_clock.py':
+      'from shop.clock import later\n\n\ndef test_later():\n    assert later(1, 2) == 2\n',
     'tests/test_plain.py': 'def test_plain():\n    assert sum([1, 2]) == 3\n',
     ...extra,
   });
 }
 
-describe('the stability probe reruns what the patch can affect (real pytest, real vitest)', { timeout: 180_000 }, () => {
-  it('a patch to one module reruns only the test file that imports it, and says which and why', async () => {
-    const repo = shop();
-    repo.write({ 'src/shop/money.py': `${MONEY}\n\ndef euros(x):\n    return x\n` });
-    const r = await judge(repo);
-    expect(r.card.verdict).toBe('accept');
-    expect(r.stability?.scope).toBe('affected');
-    expect(r.stability?.probed).toEqual([
-      {
-        file: 'tests/test_money.py',
-        because: [
-          {
-            change: 'src/shop/money.py',
-            via: [
-              { file: 'tests/test_money.py' },
-              { file: 'src/shop/money.py', by: 'from shop.money import cents', line: 1 },
-            ],
-          },
-        ],
-        reasons: 1,
-      },
-    ]);
-    expect(r.stability?.notProbed).toEqual(['tests/test_clock.py', 'tests/test_plain.py']);
-    expect(r.stability?.runLabels).toEqual(['head-run-1', 'stability-run-2', 'stability-run-3']);
-    // The reruns ran that file alone.
-    for (const label of ['stability-run-2', 'stability-run-3']) {
-      expect(r.junit(label)).toContain('name="test_cents"');
-      expect(r.junit(label)).not.toContain('test_later');
-    }
-    expect(r.logs).not.toContain('head-run-2.junit.xml');
-    const layer = r.card.layers.find((l) => l.name === 'stability');
-    expect(layer?.note).toBe(
-      'probed 1 of 3 test files (tests/test_money.py: from shop.money import cents → src/shop/money.py); see stability.json',
-    );
-    expect(layer?.scope).toMatchObject({ mode: 'affected', probedFiles: 1, notProbedFiles: 2, artifact: 'stability.json' });
-    expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('probed 1 of 3 test files');
-  });
-
-  it("a change to the runner's configuration reruns every test file, saying why", async () => {
-    const repo = shop();
-    repo.write({ 'tests/conftest.py': 'import pytest\n', 'src/shop/money.py': `${MONEY}# reviewed\n` });
-    const r = await judge(repo);
-    expect(r.stability?.scope).toBe('all');
-    expect(r.stability?.reasons).toEqual([
-      'tests/conftest.py configures the test runner, or runs before every test',
-    ]);
-    expect(r.stability?.probed.map((p) => p.file)).toEqual([
-      'tests/test_clock.py',
-      'tests/test_money.py',
-      'tests/test_plain.py',
-    ]);
-    expect(r.logs).toEqual(expect.arrayContaining(['head-run-2.junit.xml', 'head-run-3.junit.xml']));
-    expect(r.junit('head-run-2')).toContain('test_later');
-  });
-
-  it('a patch that reaches no test (a document) probes nothing, and the evidence says so: not an error', async () => {
-    const repo = shop({ 'README.md': '# shop\n' });
-    repo.write({ 'README.md': '# shop\n\nMoney in cents.\n' });
-    const r = await judge(repo);
-    expect(r.card.verdict).toBe('accept');
-    expect(r.card.layers.find((l) => l.name === 'stability')).toMatchObject({
-      status: 'pass',
-      note: 'probed no test: no test file (of 3) reaches what the patch changed; see stability.json',
+describe(
+  'the stability probe reruns what the patch can affect (real pytest, real vitest)',
+  { timeout: 180_000 },
+  () => {
+    it('a patch to one module reruns only the test file that imports it, and says which and why', async () => {
+      const repo = shop();
+      repo.write({ 'src/shop/money.py': `${MONEY}\n\ndef euros(x):\n    return x\n` });
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('accept');
+      expect(r.stability?.scope).toBe('affected');
+      expect(r.stability?.probed).toEqual([
+        {
+          file: 'tests/test_money.py',
+          because: [
+            {
+              change: 'src/shop/money.py',
+              via: [
+                { file: 'tests/test_money.py' },
+                { file: 'src/shop/money.py', by: 'from shop.money import cents', line: 1 },
+              ],
+            },
+          ],
+          reasons: 1,
+        },
+      ]);
+      expect(r.stability?.notProbed).toEqual(['tests/test_clock.py', 'tests/test_plain.py']);
+      expect(r.stability?.runLabels).toEqual(['head-run-1', 'stability-run-2', 'stability-run-3']);
+      // The reruns ran that file alone.
+      for (const label of ['stability-run-2', 'stability-run-3']) {
+        expect(r.junit(label)).toContain('name="test_cents"');
+        expect(r.junit(label)).not.toContain('test_later');
+      }
+      expect(r.logs).not.toContain('head-run-2.junit.xml');
+      const layer = r.card.layers.find((l) => l.name === 'stability');
+      expect(layer?.note).toBe(
+        'probed 1 of 3 test files (tests/test_money.py: from shop.money import cents → src/shop/money.py); see stability.json',
+      );
+      expect(layer?.scope).toMatchObject({
+        mode: 'affected',
+        probedFiles: 1,
+        notProbedFiles: 2,
+        artifact: 'stability.json',
+      });
+      expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain(
+        'probed 1 of 3 test files',
+      );
     });
-    expect(r.stability).toMatchObject({ scope: 'affected', probed: [], runLabels: ['head-run-1'] });
-    expect(r.logs.filter((l) => l.startsWith('stability-run-'))).toEqual([]);
-  });
 
-  it('a flake the patch puts in a probed module is still NEW_FLAKE (stable on the base)', async () => {
-    const repo = shop();
-    repo.write({ 'src/shop/money.py': MONEY_FLIPS });
-    const r = await judge(repo);
-    expect(r.code).toBe(1);
-    const flake = r.card.findings.find((f) => f.code === 'NEW_FLAKE');
-    expect(flake?.evidence).toMatchObject({
-      test: 'pytest::tests.test_money::test_cents',
-      headRuns: ['passed', 'failed', 'passed'],
-      baseRuns: ['passed', 'passed', 'passed'],
-      runs: 3,
+    it("a change to the runner's configuration reruns every test file, saying why", async () => {
+      const repo = shop();
+      repo.write({ 'tests/conftest.py': 'import pytest\n', 'src/shop/money.py': `${MONEY}# reviewed\n` });
+      const r = await judge(repo);
+      expect(r.stability?.scope).toBe('all');
+      expect(r.stability?.reasons).toEqual([
+        'tests/conftest.py configures the test runner, or runs before every test',
+      ]);
+      expect(r.stability?.probed.map((p) => p.file)).toEqual([
+        'tests/test_clock.py',
+        'tests/test_money.py',
+        'tests/test_plain.py',
+      ]);
+      expect(r.logs).toEqual(expect.arrayContaining(['head-run-2.junit.xml', 'head-run-3.junit.xml']));
+      expect(r.junit('head-run-2')).toContain('test_later');
     });
-    expect(r.stability?.flaky).toEqual(['pytest::tests.test_money::test_cents']);
-    expect(r.stability?.probed.map((p) => p.file)).toEqual(['tests/test_money.py']);
-  });
-});
+
+    it('a patch that reaches no test (a document) probes nothing, and the evidence says so: not an error', async () => {
+      const repo = shop({ 'README.md': '# shop\n' });
+      repo.write({ 'README.md': '# shop\n\nMoney in cents.\n' });
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('accept');
+      expect(r.card.layers.find((l) => l.name === 'stability')).toMatchObject({
+        status: 'pass',
+        note: 'probed no test: no test file (of 3) reaches what the patch changed; see stability.json',
+      });
+      expect(r.stability).toMatchObject({ scope: 'affected', probed: [], runLabels: ['head-run-1'] });
+      expect(r.logs.filter((l) => l.startsWith('stability-run-'))).toEqual([]);
+    });
+
+    it('a flake the patch puts in a probed module is still NEW_FLAKE (stable on the base)', async () => {
+      const repo = shop();
+      repo.write({ 'src/shop/money.py': MONEY_FLIPS });
+      const r = await judge(repo);
+      expect(r.code).toBe(1);
+      const flake = r.card.findings.find((f) => f.code === 'NEW_FLAKE');
+      expect(flake?.evidence).toMatchObject({
+        test: 'pytest::tests.test_money::test_cents',
+        headRuns: ['passed', 'failed', 'passed'],
+        baseRuns: ['passed', 'passed', 'passed'],
+        runs: 3,
+      });
+      expect(r.stability?.flaky).toEqual(['pytest::tests.test_money::test_cents']);
+      expect(r.stability?.probed.map((p) => p.file)).toEqual(['tests/test_money.py']);
+    });
+  },
+);
 
 describe('the stability probe on vitest', { timeout: 180_000 }, () => {
   it('reruns only the test files whose imports reach the changed module', async () => {
@@ -161,7 +174,8 @@ describe('the stability probe on vitest', { timeout: 180_000 }, () => {
       }),
       'stability_freeze.json': '{"freezes": []}\n',
       'src/sum.ts': 'export const sum = (a: number, b: number) => a + b;\n',
-      'src/total.ts': "import { sum } from './sum.js';\nexport const total = (xs: number[]) => xs.reduce(sum, 0);\n",
+      'src/total.ts':
+        "import { sum } from './sum.js';\nexport const total = (xs: number[]) => xs.reduce(sum, 0);\n",
       'src/name.ts': 'export const name = (s: string) => s.trim();\n',
       'test/total.test.ts':
         "import { expect, it } from 'vitest';\nimport { total } from '../src/total';\nit('totals', () => { expect(total([1, 2])).toBe(3); });\n",
@@ -193,7 +207,10 @@ def test_${name}(total, count):
 `;
   const OK =
     'def split(total, count):\n    base, extra = divmod(total, count)\n    return [base + (1 if i < extra else 0) for i in range(count)]\n\n\ndef share(total, count):\n    return split(total, count)\n';
-  const BUGGY = OK.replace('def share(total, count):\n    return split(total, count)', 'def share(total, count):\n    return [round(total / count)] * count');
+  const BUGGY = OK.replace(
+    'def share(total, count):\n    return split(total, count)',
+    'def share(total, count):\n    return [round(total / count)] * count',
+  );
   const repo = (workers: number | undefined) => {
     const r = GitDir.create({
       'patchgate.config.json': JSON.stringify({
@@ -202,8 +219,18 @@ def test_${name}(total, count):
       }),
       'property_seeds.json': JSON.stringify({
         properties: [
-          { id: 'split_adds_up', nodeid: 'tests/test_split.py::test_split', min_examples: 60, seeds: ['1', '2'] },
-          { id: 'share_adds_up', nodeid: 'tests/test_share.py::test_share', min_examples: 60, seeds: ['3', '4'] },
+          {
+            id: 'split_adds_up',
+            nodeid: 'tests/test_split.py::test_split',
+            min_examples: 60,
+            seeds: ['1', '2'],
+          },
+          {
+            id: 'share_adds_up',
+            nodeid: 'tests/test_share.py::test_share',
+            min_examples: 60,
+            seeds: ['3', '4'],
+          },
         ],
       }),
       'split.py': OK,

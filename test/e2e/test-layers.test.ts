@@ -42,7 +42,11 @@ describe(
 
     it('rejects an unfrozen pre-existing flake the patch reaches once its freeze row has expired', async () => {
       // The benign patch changes invoice.py, which the flaky test imports: the probe reruns it.
-      const r = await judge(pythonRepo('01-benign-with-frozen-flake'), ['--today', '2027-06-01', '--all-layers']);
+      const r = await judge(pythonRepo('01-benign-with-frozen-flake'), [
+        '--today',
+        '2027-06-01',
+        '--all-layers',
+      ]);
       expect(r.codes).toContain('PREEXISTING_FLAKE_UNFROZEN');
       const f = r.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
       expect((f?.evidence.baseRuns as string[]).length).toBe(3);
@@ -113,7 +117,8 @@ describe('signatures layer on real vitest', { timeout: 120_000 }, () => {
       }),
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toMatch(
-      /\| signatures \| .*a is parked.* \| skipped\\\| \| hana \| 2027-01-31 \| unpark after the rates rewrite \|/,
+      // Head text in code spans (the test id, the template, and the row's fields, which a patch could echo).
+      /\| signatures \| `[^`]*a is parked` \| `skipped\\\|` \| `hana` \| `2027-01-31` \| `unpark after the rates rewrite` \|/,
     );
 
     repo.write({ 'parked.test.ts': spec(true) });

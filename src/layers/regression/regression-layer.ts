@@ -17,7 +17,6 @@ import type { TestOutcome } from '../../junit/model.js';
 import { testFileOf } from '../../runners/tests/presets.js';
 import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
-import { pushAll } from '../../util/arrays.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
@@ -56,7 +55,8 @@ export const regressionLayer: Layer = {
       overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
 
     for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
-    pushAll(findings, await reachFindings(ctx, LAYER));
+    for (const f of await reachFindings(ctx, LAYER))
+      findings.push(waive(f, `${f.evidence.path}:${f.evidence.line}`));
     for (const f of testSideFindings(ctx, LAYER))
       findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? waive(f, String(f.evidence.path)) : f);
 

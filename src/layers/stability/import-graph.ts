@@ -156,9 +156,12 @@ export class ImportGraph {
     if ('unresolved' in r) n.doubts.push({ line, what: r.unresolved, lang });
     else if ('packageDir' in r && r.packageDir !== undefined) {
       this.node(`${PACKAGE_NODE}${r.packageDir}`);
-      n.edges.push({ to: `${PACKAGE_NODE}${r.packageDir}`, line, how: `${what} (a package of this repository, by name)` });
-    }
-    else if ('files' in r && r.files) for (const to of r.files) n.edges.push({ to, line, how: what });
+      n.edges.push({
+        to: `${PACKAGE_NODE}${r.packageDir}`,
+        line,
+        how: `${what} (a package of this repository, by name)`,
+      });
+    } else if ('files' in r && r.files) for (const to of r.files) n.edges.push({ to, line, how: what });
   }
 
   private async readJs(file: string, text: string): Promise<void> {

@@ -82,6 +82,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 
@@ -162,6 +164,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 
@@ -177,6 +181,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 
@@ -253,7 +259,8 @@ describe('buildOverlayTree', () => {
   it("keeps submodules: the base's gitlink where it is test side, the head's elsewhere", async () => {
     const repo = GitDir.create(BASE, 'base');
     const [a, b, c] = ['1', '2', '3'].map((n) => n.repeat(40));
-    const link = (p: string, sha: string) => repo.git('update-index', '--add', '--cacheinfo', `160000,${sha},${p}`);
+    const link = (p: string, sha: string) =>
+      repo.git('update-index', '--add', '--cacheinfo', `160000,${sha},${p}`);
     link('tests/suite', a as string);
     link('vendor/lib', a as string);
     repo.git('commit', '-q', '-m', 'submodules');
@@ -271,6 +278,9 @@ describe('buildOverlayTree', () => {
     expect(overlay.get('tests/suite')).toEqual({ mode: '160000', sha: a });
     expect(overlay.get('vendor/lib')).toEqual({ mode: '160000', sha: c });
     expect(result.restored).toEqual(['tests/suite', 'tests/test_more.py']);
+    // The head's code must not write into the base's test-side submodule while the base's tests run.
+    expect(result.testSide).toContain('tests/suite');
+    expect(result.testSide).not.toContain('vendor/lib');
   });
 
   it("does not touch the repository's own index", async () => {

@@ -550,7 +550,9 @@ describe('replayPytest: a broken run is an error, never a pass', () => {
     // In a process of its own, the other file's replay still runs.
     const split = await replay(rows(), { workers: 2 });
     expect(split.processes).toBe(2);
-    expect(only(split, 'bad').message).toMatch(/^pytest could not collect tests\/test_bad.py: .*SyntaxError/s);
+    expect(only(split, 'bad').message).toMatch(
+      /^pytest could not collect tests\/test_bad.py: .*SyntaxError/s,
+    );
     expect(only(split, 'a')).toMatchObject({ status: 'pass', examples: 5 });
   });
 

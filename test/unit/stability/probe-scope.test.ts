@@ -4,9 +4,9 @@ import { configSchema, type PatchgateConfigInput } from '../../../src/config/sch
 import type { Change } from '../../../src/git/changes.js';
 import { execFile } from '../../../src/git/exec.js';
 import { Git } from '../../../src/git/git.js';
-import { PYTHON_IMPORTS_PATH } from '../../../src/layers/stability/scope-of-patch.js';
-import { type ProbeScope, probeScope } from '../../../src/layers/stability/probe-scope.js';
 import { reasonText } from '../../../src/layers/stability/probe-report.js';
+import { type ProbeScope, probeScope } from '../../../src/layers/stability/probe-scope.js';
+import { PYTHON_IMPORTS_PATH } from '../../../src/layers/stability/scope-of-patch.js';
 import { treeFiles } from '../../../src/overlay/revision-files.js';
 import { readRunnerFiles } from '../../../src/overlay/runner-config/index.js';
 import { testSideFor } from '../../../src/overlay/test-side.js';
@@ -76,9 +76,11 @@ async function scope(c: Case): Promise<ProbeScope> {
 }
 
 const probed = (s: ProbeScope) => s.probed.map((p) => p.file);
-const chain = (s: ProbeScope, file: string) => s.probed.find((p) => p.file === file)?.why[0]?.via.map((v) => v.file);
+const chain = (s: ProbeScope, file: string) =>
+  s.probed.find((p) => p.file === file)?.why[0]?.via.map((v) => v.file);
 
-const PKG = '{"name": "app", "type": "module", "devDependencies": {"vitest": "4.0.15"}, "dependencies": {"lodash": "4"}}\n';
+const PKG =
+  '{"name": "app", "type": "module", "devDependencies": {"vitest": "4.0.15"}, "dependencies": {"lodash": "4"}}\n';
 
 describe('probeScope: JavaScript and TypeScript import graphs', () => {
   it('probes the tests whose imports reach a changed module, with the chain, and no other', async () => {
@@ -86,17 +88,24 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
       files: {
         'package.json': PKG,
         'src/money.ts': 'export const cents = (x: number) => Math.round(x * 100);\n',
-        'src/invoice.ts': "import { cents } from './money';\nexport const total = (xs: number[]) => xs.map(cents);\n",
+        'src/invoice.ts':
+          "import { cents } from './money';\nexport const total = (xs: number[]) => xs.map(cents);\n",
         'src/clock.ts': 'export const now = () => Date.now();\n',
-        'test/invoice.test.ts': "import { total } from '../src/invoice';\nimport { it } from 'vitest';\nit('t', () => total([1]));\n",
-        'test/clock.test.ts': "import { now } from '../src/clock.js';\nimport { it } from 'vitest';\nit('c', () => now());\n",
+        'test/invoice.test.ts':
+          "import { total } from '../src/invoice';\nimport { it } from 'vitest';\nit('t', () => total([1]));\n",
+        'test/clock.test.ts':
+          "import { now } from '../src/clock.js';\nimport { it } from 'vitest';\nit('c', () => now());\n",
       },
       changed: ['src/money.ts'],
     });
     expect(s.mode).toBe('affected');
     expect(probed(s)).toEqual(['test/invoice.test.ts']);
     expect(s.notProbed).toEqual(['test/clock.test.ts']);
-    expect(chain(s, 'test/invoice.test.ts')).toEqual(['test/invoice.test.ts', 'src/invoice.ts', 'src/money.ts']);
+    expect(chain(s, 'test/invoice.test.ts')).toEqual([
+      'test/invoice.test.ts',
+      'src/invoice.ts',
+      'src/money.ts',
+    ]);
     const why = s.probed[0]?.why[0];
     expect(why?.via[1]).toMatchObject({ by: "imports '../src/invoice'", line: 1 });
     expect(why && reasonText(why)).toBe("imports './money' → src/money.ts through src/invoice.ts");
@@ -137,13 +146,16 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
       'package.json': PKG,
       'src/a.ts': 'export const a = 1;\n',
       'README.md': '# app\n',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the test file's own text holds a template literal
       'test/plugins.test.ts': "const name = process.env.P ?? 'a';\nawait import(`../src/${name}.ts`);\n",
       'test/other.test.ts': "import { it } from 'vitest';\nit('o', () => {});\n",
     };
     const s = await scope({ files, changed: ['src/a.ts'] });
     expect(probed(s)).toEqual(['test/plugins.test.ts']);
     expect(s.probed[0]?.why[0]?.unresolved).toMatchObject({ file: 'test/plugins.test.ts', line: 2 });
-    expect(s.probed[0]?.why[0]?.unresolved?.what).toMatch(/import\(…\) loads a module whose name the text does not say/);
+    expect(s.probed[0]?.why[0]?.unresolved?.what).toMatch(
+      /import\(…\) loads a module whose name the text does not say/,
+    );
     expect((await scope({ files, changed: ['README.md'] })).probed).toEqual([]);
   });
 
@@ -181,7 +193,8 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
     const s = await scope({
       files: {
         'package.json': PKG,
-        'tsconfig.json': '{ // paths for the app\n "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/*"] } } }\n',
+        'tsconfig.json':
+          '{ // paths for the app\n "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/*"] } } }\n',
         'src/a.ts': 'export const a = 1;\n',
         'packages/util/package.json': '{"name": "@me/util", "main": "dist/index.js"}\n',
         'packages/util/src/index.ts': 'export const u = 1;\n',
@@ -233,7 +246,10 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
       changed: ['test/fixtures/invoice.json', 'docs/guide.md'],
     });
     expect(probed(s)).toEqual(['test/golden.test.ts']);
-    expect(s.probed[0]?.why[0]?.via[1]).toMatchObject({ file: 'test/fixtures/invoice.json', by: 'names "fixtures"' });
+    expect(s.probed[0]?.why[0]?.via[1]).toMatchObject({
+      file: 'test/fixtures/invoice.json',
+      by: 'names "fixtures"',
+    });
   });
 
   it('a test file the patch changed, and the test a snapshot belongs to, are probed', async () => {
@@ -251,9 +267,13 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
     expect(s.probed[0]?.why[0]?.via).toEqual([{ file: 'test/a.test.ts', by: 'the patch changed it' }]);
   });
 
-  it("an import of a module the patch deleted names no file of the head: probed", async () => {
+  it('an import of a module the patch deleted names no file of the head: probed', async () => {
     const s = await scope({
-      files: { 'package.json': PKG, 'src/b.ts': 'export const b = 1;\n', 'test/a.test.ts': "import { a } from '../src/a';\n" },
+      files: {
+        'package.json': PKG,
+        'src/b.ts': 'export const b = 1;\n',
+        'test/a.test.ts': "import { a } from '../src/a';\n",
+      },
       changed: [{ kind: 'deleted', path: 'src/a.ts' }, 'src/b.ts'],
     });
     expect(probed(s)).toEqual(['test/a.test.ts']);
@@ -280,7 +300,9 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
       expect(s.reasons[0]).toMatch(why);
     }
     const tool = await scope({ files, changed: ['src/a.ts'], toolchain: ['package-lock.json'] });
-    expect(tool.reasons).toEqual(["package-lock.json changes the test toolchain (TOOLCHAIN_CHANGED's rules)"]);
+    expect(tool.reasons).toEqual([
+      "package-lock.json changes the test toolchain (TOOLCHAIN_CHANGED's rules)",
+    ]);
   });
 
   it('probes everything when the runner cannot run chosen files, or a test says no file of the tree', async () => {
@@ -288,7 +310,11 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
     const jest = await scope({ files, changed: ['src/a.ts'], config: { tests: { preset: 'jest' } } });
     expect(jest.mode).toBe('all');
     expect(jest.reasons[0]).toMatch(/the jest runner, as configured, cannot run the tests of chosen files/);
-    const lost = await scope({ files, changed: ['src/a.ts'], tests: ['test/a.test.ts', 'elsewhere/b.test.ts'] });
+    const lost = await scope({
+      files,
+      changed: ['src/a.ts'],
+      tests: ['test/a.test.ts', 'elsewhere/b.test.ts'],
+    });
     expect(lost.reasons).toEqual([
       "the first run reported tests of elsewhere/b.test.ts, which is no file of the head's tree",
     ]);
@@ -370,7 +396,9 @@ describe('probeScope: Python import graphs (ast in the sandbox)', { timeout: 60_
     });
     const changed = await scope({ config: PYTEST, files, changed: ['tests/api/conftest.py'] });
     expect(changed.mode).toBe('all');
-    expect(changed.reasons[0]).toMatch(/tests\/api\/conftest\.py configures the test runner, or runs before every test/);
+    expect(changed.reasons[0]).toMatch(
+      /tests\/api\/conftest\.py configures the test runner, or runs before every test/,
+    );
   });
 
   it('pytest_plugins and a literal importlib.import_module are imports; a computed one is a doubt', async () => {
@@ -382,7 +410,8 @@ describe('probeScope: Python import graphs (ast in the sandbox)', { timeout: 60_
         'tests/__init__.py': '',
         'tests/fixtures.py': 'import shop.clock\n',
         'tests/test_a.py': 'def test_a():\n    pass\n',
-        'tests/test_dyn.py': "import importlib, os\nmod = importlib.import_module(os.environ.get('M', 'shop'))\n",
+        'tests/test_dyn.py':
+          "import importlib, os\nmod = importlib.import_module(os.environ.get('M', 'shop'))\n",
         'tests/test_lit.py': "import importlib\nimportlib.import_module('shop.report')\n",
       },
       changed: ['src/shop/clock.py'],
@@ -405,7 +434,7 @@ describe('probeScope: Python import graphs (ast in the sandbox)', { timeout: 60_
     expect(probed(s)).toEqual([]);
   });
 
-  it("an unknown name is installed code, unless the project maps package names to folders (package_dir)", async () => {
+  it('an unknown name is installed code, unless the project maps package names to folders (package_dir)', async () => {
     const files = { 'lib/core.py': 'x = 1\n', 'tests/test_a.py': 'import mypkg.core\n' };
     expect(probed(await scope({ config: PYTEST, files, changed: ['lib/core.py'] }))).toEqual([]);
     const mapped = await scope({ config: PYTEST, files, changed: ['lib/core.py'], packageDirMapped: true });
@@ -423,7 +452,7 @@ describe('probeScope: Python import graphs (ast in the sandbox)', { timeout: 60_
     expect(s.probed[0]?.why[0]?.unresolved?.what).toMatch(/it does not parse \(SyntaxError/);
   });
 
-  it("fixtures a conftest lists by folder reach the tests it serves; a manifest probes everything", async () => {
+  it('fixtures a conftest lists by folder reach the tests it serves; a manifest probes everything', async () => {
     const files = {
       ...SRC,
       'tests/conftest.py': "import os\nstories = os.listdir('tests/test_fixtures')\n",
