@@ -58,7 +58,18 @@ function row(id: string, nodeid: string, seeds: string[], extra: Partial<TapeRow
 }
 
 function replay(rows: TapeRow[], extra: Partial<PytestReplayOptions> = {}): Promise<RunnerOutcome> {
-  return replayPytest({ root, python: PYTHON, rows, env: ENV, sandbox, timeoutMs: 30_000, logDir, ...extra });
+  // One process unless a test asks for more: what a test sees must not depend on the machine's cores.
+  return replayPytest({
+    root,
+    python: PYTHON,
+    rows,
+    env: ENV,
+    sandbox,
+    timeoutMs: 30_000,
+    logDir,
+    workers: 1,
+    ...extra,
+  });
 }
 
 function only(outcome: RunnerOutcome, property: string, seed?: string): SeedReplay {
@@ -358,9 +369,40 @@ describe('replayPytest: batching', () => {
     expect(split.counts).toEqual(single.counts);
     expect(only(split, 'b').log).toBe(path.join(logDir, 'seeds-pytest-2.stdout.log'));
     expect(only(single, 'b').log).toBe(path.join(singleLog, 'seeds-pytest-1.stdout.log'));
-    // Never more processes than files.
+    // Never more processes than pairs.
     project(THREE_FILES);
-    expect((await replay(THREE_ROWS(), { workers: 8 })).processes).toBe(3);
+    expect((await replay(THREE_ROWS(), { workers: 8 })).processes).toBe(4);
+  });
+
+  it("with fewer files than workers one file's pairs split across processes: the same replays and counts", async () => {
+    const files = {
+      'tests/test_a.py': PASSING(11),
+      'tests/test_b.py': PASSING(12).replace('test_roundtrip', 'test_b'),
+    };
+    const rows = () => [
+      row('a', 'tests/test_a.py::test_roundtrip', ['1', '2', '3']),
+      row('b', 'tests/test_b.py::test_b', ['4']),
+    ];
+    project(files);
+    const single = await replay(rows(), { workers: 1 });
+    project(files);
+    const split = await replay(rows(), { workers: 3 });
+    expect(split.processes).toBe(3);
+    const wants = [1, 2, 3].map(
+      (n) => JSON.parse(readFileSync(path.join(logDir, `seeds-pytest-${n}.io`, 'want.json'), 'utf8')).pairs,
+    );
+    // Cut in tape order, file by file: test_a.py's three pairs over two processes, test_b.py's with one of them.
+    expect(wants).toEqual([
+      [
+        ['tests/test_a.py::test_roundtrip', '1'],
+        ['tests/test_a.py::test_roundtrip', '2'],
+      ],
+      [['tests/test_a.py::test_roundtrip', '3']],
+      [['tests/test_b.py::test_b', '4']],
+    ]);
+    const withoutLog = (o: RunnerOutcome) => o.replays.map(({ log: _log, ...r }) => r);
+    expect(withoutLog(split)).toEqual(withoutLog(single));
+    expect(split.counts).toEqual(single.counts);
   });
 
   it("replays the tape's seed even where the test pins its own (@seed, derandomize): the tape decides", async () => {

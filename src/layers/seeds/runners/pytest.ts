@@ -2,8 +2,9 @@
  * Replays pytest + Hypothesis rows of the seed tape.
  *
  * The (test, seed) pairs of the rows that use the default seed switch run in
- * one pytest process per core, each process with whole test files (never a
- * file collected twice), all at once: the plugin runs each test once per seed
+ * one pytest process per core, all at once, each with whole test files when
+ * there are at least as many files as processes, else with a share of the
+ * files' pairs: the plugin runs each test once per seed
  * with the seed set on the test itself (as `@seed()` does), so starting
  * Python and collecting are paid once per process, not once per seed. A row
  * with a switch of its own gets one process per distinct rendered switch.
@@ -55,9 +56,8 @@ export interface PytestReplayOptions {
   logDir: string;
   signal?: AbortSignal;
   /**
-   * Processes at once for the (test, seed) pairs of the default switch, each
-   * with whole test files (default: the number of cores; never more than the
-   * files).
+   * Processes at once for the (test, seed) pairs of the default switch
+   * (default: the number of cores; never more than the pairs).
    */
   workers?: number;
   /** Told how many seeds a process replayed, as each one ends. */
@@ -227,7 +227,7 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
   const ordered = [...batches.values()].sort(
     (a, b) => byCodePoint(a.seed, b.seed) || byCodePoint(a.key, b.key),
   );
-  // The default switch's pairs: one process per core, each with whole files, all at once.
+  // The default switch's pairs: one process per core, all at once.
   const workers = Math.max(1, opts.workers ?? os.availableParallelism());
   const runs = ordered.flatMap((b) => (b.pairs ? splitByFile(b, workers) : [b]));
   let processes = 0;
@@ -246,9 +246,14 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
 }
 
 /**
- * The pairs of one batch as up to `workers` batches of whole files (a file
- * collected in two processes would run its module-level code twice), the
- * largest files first onto the process with the fewest pairs so far.
+ * The pairs of one batch as up to `workers` batches. With at least as many
+ * files as processes each gets whole files (a file is collected once, its
+ * module-level code run once), the largest files first onto the process with
+ * the fewest pairs so far. With fewer files the pairs are cut into runs of
+ * nearly equal length, file by file: a tape whose properties sit in one file
+ * (the common case) would otherwise replay on one core. A file then loads in
+ * more than one process, as it does in pytest-xdist's workers and in the
+ * stability probe's parallel runs.
  */
 function splitByFile(batch: Batch, workers: number): Batch[] {
   const byFile = new Map<string, Member[]>();
@@ -257,14 +262,21 @@ function splitByFile(batch: Batch, workers: number): Batch[] {
     if (list) list.push(m);
     else byFile.set(m.file, [m]);
   }
-  const n = Math.min(workers, byFile.size);
+  const n = Math.min(workers, batch.members.length);
   if (n <= 1) return [batch];
   const groups = Array.from({ length: n }, () => [] as Member[]);
-  const files = [...byFile].sort((a, b) => b[1].length - a[1].length || byCodePoint(a[0], b[0]));
-  for (const [, members] of files) {
-    let least = 0;
-    for (let g = 1; g < n; g++) if ((groups[g]?.length ?? 0) < (groups[least]?.length ?? 0)) least = g;
-    pushAll(groups[least] as Member[], members);
+  if (byFile.size >= n) {
+    const files = [...byFile].sort((a, b) => b[1].length - a[1].length || byCodePoint(a[0], b[0]));
+    for (const [, members] of files) {
+      let least = 0;
+      for (let g = 1; g < n; g++) if ((groups[g]?.length ?? 0) < (groups[least]?.length ?? 0)) least = g;
+      pushAll(groups[least] as Member[], members);
+    }
+  } else {
+    const ordered = [...byFile].sort((a, b) => byCodePoint(a[0], b[0])).flatMap(([, members]) => members);
+    ordered.forEach((m, i) => {
+      (groups[Math.floor((i * n) / ordered.length)] as Member[]).push(m);
+    });
   }
   // Each process replays its pairs in tape order, as the single process did.
   return groups.map((members) => ({ ...batch, members: members.sort((a, b) => a.slot - b.slot) }));
