@@ -5,9 +5,10 @@
 // suite, both measured in this run.
 //   For each repository: clone it from the path or URL given, then for each of
 //   its most recent commits C (not a merge, not touching CI workflows or a
-//   submodule): base = C's parent + a config commit (`patchgate init`, plus
-//   `patchgate signatures add` rows for what already fails or skips there, as
-//   a maintainer adopting the gate would write them), head = base + C's diff.
+//   submodule): base = C's parent + a config commit (what `patchgate init
+//   --baseline` writes there: the config, and freeze rows for what already
+//   fails or skips, as a maintainer adopting the gate commits them),
+//   head = base + C's diff.
 //   Then, interleaved, --runs rounds of: one plain run of the suite on the
 //   head's checkout, one `patchgate check --base <base> --head <head>`.
 //   ratio = check wall time (less the dependency install the plain run also
@@ -245,77 +246,53 @@ function check(dir, baseRef, headRef) {
   };
 }
 
-/** The base: the parent, `patchgate init`'s files, and freeze rows for what already fails or skips there. */
-async function makeBase(dir, c, pins, profile) {
+/**
+ * The base: the parent and what `patchgate init --baseline` writes there, committed as a maintainer
+ * adopting the gate would: the config, empty contract files, and freeze rows for what already fails
+ * or skips on the parent.
+ */
+function makeBase(dir, c, pins, profile) {
   git(dir, 'checkout', '-q', '-f', '--detach', `${c.sha}^`);
   git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
   for (const [sub, pin] of Object.entries(pins))
     git(dir, 'update-index', '--cacheinfo', `160000,${pin},${sub}`);
   // --force: a failed first update (the recorded commit missing) leaves the submodule's files deleted.
   if (Object.keys(pins).length > 0) git(dir, 'submodule', 'update', '--force', '--', ...Object.keys(pins));
-  const init = sh('node', [cli, 'init', '--owner', 'maintainers', ...(profile.init ?? [])], dir);
-  if (init.status !== 0) throw new Error(`patchgate init failed: ${init.stdout}${init.stderr}`.trim());
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '--no-verify', '-m', 'patchgate: init');
-  // What already fails or skips on the base, frozen as a maintainer adopting the gate would.
-  const first = check(dir, 'HEAD', 'HEAD');
-  const report = path.join(first.out, 'tests', 'head-run-1.junit.xml');
-  const frozen = [];
-  if (fs.existsSync(report)) {
-    const seen = new Set();
-    for (const f of first.card.findings) {
-      if (
-        !['UNKNOWN_FAILURE_SIGNATURE', 'UNFROZEN_SKIP'].includes(f.code) ||
-        typeof f.evidence.test !== 'string'
-      )
-        continue;
-      if (seen.has(f.evidence.test)) continue;
-      seen.add(f.evidence.test);
-      const add = sh(
-        'node',
-        [
-          cli,
-          'signatures',
-          'add',
-          '--from',
-          report,
-          '--test',
-          f.evidence.test,
-          '--owner',
-          'maintainers',
-          '--expires',
-          '2099-12-31',
-          '--action',
-          'known on the main branch when the gate was adopted',
-          '--today',
-          TODAY,
-        ],
-        dir,
-      );
-      // A row matches a signature, not a name: one row may already cover several tests.
-      if (add.status === 0) frozen.push(f.evidence.test);
-      else if (!/already frozen/.test(add.stderr))
-        console.log(`    could not freeze ${f.evidence.test}: ${add.stderr.trim().split('\n')[0]}`);
-    }
-  }
-  const other = first.card.findings.filter(
-    (f) => f.severity !== 'warn' && !['UNKNOWN_FAILURE_SIGNATURE', 'UNFROZEN_SKIP'].includes(f.code),
+  const t0 = performance.now();
+  const init = sh(
+    'node',
+    [
+      cli,
+      'init',
+      '--owner',
+      'maintainers',
+      '--baseline',
+      '--expires',
+      '2099-12-31',
+      '--today',
+      TODAY,
+      ...(profile.init ?? []),
+    ],
+    dir,
   );
-  for (const f of other)
-    console.log(`    the base itself: ${f.code}: ${f.message.split('\n')[0].slice(0, 200)}`);
-  if (frozen.length > 0) {
-    git(dir, 'add', '-A');
-    git(
-      dir,
-      'commit',
-      '-q',
-      '--no-verify',
-      '-m',
-      `patchgate: freeze ${frozen.length} known failures and skips`,
-    );
-  }
-  fs.rmSync(first.out, { recursive: true, force: true });
-  return { ref: git(dir, 'rev-parse', 'HEAD'), frozen: frozen.length, onboarding: first.ms };
+  if (init.status !== 0)
+    throw new Error(`patchgate init --baseline failed: ${init.stdout}${init.stderr}`.trim());
+  const onboarding = performance.now() - t0;
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '--no-verify', '-m', 'patchgate: init --baseline');
+  const rows = (file) => {
+    try {
+      const j = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+      return Array.isArray(j) ? j.length : (j.signatures ?? j.freezes ?? []).length;
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    ref: git(dir, 'rev-parse', 'HEAD'),
+    frozen: rows('flake_signatures.json') + rows('stability_freeze.json'),
+    onboarding,
+  };
 }
 
 function makeHead(dir, c) {
@@ -371,7 +348,7 @@ try {
       let base;
       let head;
       try {
-        base = await makeBase(dir, c, pins, profile);
+        base = makeBase(dir, c, pins, profile);
         head = makeHead(dir, c);
       } catch (err) {
         console.log(`    not replayed: ${err.message.split('\n')[0]}`);
@@ -387,7 +364,7 @@ try {
         }
       }
       console.log(
-        `    base: parent + patchgate init${base.frozen ? ` + freeze rows for ${base.frozen} tests failing or skipped there` : ''}`,
+        `    base: parent + patchgate init --baseline (${base.frozen} freeze rows for what fails or skips there; ${s(base.onboarding)})`,
       );
       const plains = [];
       const checks = [];

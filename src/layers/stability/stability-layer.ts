@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
@@ -41,6 +42,21 @@ function outcomesById(runs: SuiteRun[]): Map<string, { parts: TestOutcome; resul
 
 const isFlaky = (results: string[]) => results.includes('flaky') || new Set(results).size > 1;
 
+/** Runners whose one run keeps one core busy: reruns side by side use the others. */
+const ONE_CORE_RUNNERS = new Set(['pytest', 'mocha']);
+
+/**
+ * The reruns at once: the config's, else one per core for a runner that runs
+ * on one core (four sequential reruns of a pytest suite were most of a
+ * check's time), else one (vitest, jest and node:test already use every core).
+ */
+export function rerunsAtOnce(config: PatchgateConfig): number {
+  const asked = config.stability?.parallel;
+  if (asked !== undefined) return asked;
+  const preset = config.tests?.preset;
+  return preset !== undefined && ONE_CORE_RUNNERS.has(preset) ? Math.max(1, availableParallelism()) : 1;
+}
+
 /**
  * Seed 002's stability probe: run the head's tests N times; a test whose
  * outcome differs is flaky. Flaky on the base too → pre-existing (accepted
@@ -71,6 +87,7 @@ export const stabilityLayer: Layer = {
       contractReadOptions(ctx.config, ctx.signal),
     );
     const preset = ctx.config.tests?.preset;
+    const parallel = rerunsAtOnce(ctx.config);
     const tally = new ProgressTally(ctx.progress, 'stability runs');
     tally.expect(cfg.runs);
     const first = await tests.headRun(0).finally(() => tally.finish());
@@ -87,13 +104,13 @@ export const stabilityLayer: Layer = {
     }
     let headRuns: SuiteRun[];
     if (scope.mode === 'all') {
-      headRuns = await runRepeated(cfg.runs, cfg.parallel, (i) =>
+      headRuns = await runRepeated(cfg.runs, parallel, (i) =>
         i === 0 ? Promise.resolve(first) : tests.headRun(i).finally(() => tally.finish()),
       );
     } else {
       const probedFiles = new Set(scope.probed.map((p) => p.file));
       const files = [...probedFiles];
-      const reruns = await runRepeated(cfg.runs - 1, cfg.parallel, (i) =>
+      const reruns = await runRepeated(cfg.runs - 1, parallel, (i) =>
         tests.headRunFiles(files, `stability-run-${i + 2}`).finally(() => tally.finish()),
       );
       const only = (run: SuiteRun): SuiteRun => ({
