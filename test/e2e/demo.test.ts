@@ -188,7 +188,12 @@ describe('examples/python-invoice (real pytest: signatures and stability)', () =
     );
     const logs = readdirSync(path.join(reports, 'python-invoice/01-benign-with-frozen-flake/tests'));
     expect(logs).toEqual(
-      expect.arrayContaining(['head-run-1.junit.xml', 'head-run-3.stdout.log', 'base-rerun-1.junit.xml']),
+      // The probe's reruns are of the probed files alone, so they are stability-run-N, not head-run-N.
+      expect.arrayContaining([
+        'head-run-1.junit.xml',
+        'stability-run-3.stdout.log',
+        'base-rerun-1.junit.xml',
+      ]),
     );
     const summary = readFileSync(
       path.join(reports, 'python-invoice/01-benign-with-frozen-flake/summary.md'),
