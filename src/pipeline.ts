@@ -41,6 +41,7 @@ import type {
 } from './layers/types.js';
 import { WrittenGuard } from './layers/written-guard.js';
 import { buildOverlay } from './overlay/overlay-tree.js';
+import { type TreeFiles, treeFiles } from './overlay/revision-files.js';
 import { testSideFor } from './overlay/test-side.js';
 import { aggregateFindings } from './report/aggregate.js';
 import { boundFinding } from './report/bounded.js';
@@ -370,6 +371,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         })
       : undefined;
     let hunksP: Promise<readonly Hunk[]> | undefined;
+    let headFilesP: Promise<TreeFiles> | undefined;
     const proofs: PropertyProof[] = [];
     const layersRun: string[] = [];
     const ctx: LayerContext = {
@@ -387,6 +389,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         commit: revs.head.commit,
         root: headRoot,
         readCommitted: committedReader(repo, headTree),
+        tree: () => {
+          headFilesP ??= treeFiles(repo, headTree);
+          return headFilesP;
+        },
         missingSubmodules: checkouts.missingSubmodules(headRoot),
       },
       overlay: {
@@ -500,16 +506,22 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         pipeline.some((l) => l.usesTestRuns && l.enabled(config))
       ) {
         prefetched = true;
-        tests.prefetch();
+        // The base's list of its tests is base code on the base's checkout: it can run alongside.
+        tests.prefetch({ inventory: pipeline.some((l) => l.name === 'regression' && l.enabled(config)) });
       }
       currentLayer = layer.name;
       await options.hooks?.onLayerStart?.(layer.name);
       const t0 = clock.now();
       const setupBefore = tests?.setupMs ?? 0;
       let layerFindings: Finding[];
+      let told: Pick<LayerSummary, 'note' | 'scope'> = {};
       try {
         const outcome = await layer.run(ctx);
         layerFindings = outcome.findings;
+        told = {
+          ...(outcome.note !== undefined ? { note: outcome.note } : {}),
+          ...(outcome.scope !== undefined ? { scope: outcome.scope } : {}),
+        };
         pushAll(overrides, outcome.overrides ?? []);
         pushAll(frozen, outcome.frozen ?? []);
         pushAll(proofs, outcome.proofs ?? []);
@@ -528,6 +540,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         name: layer.name,
         status: layerStatus(layerFindings),
         findings: layerFindings.length,
+        ...told,
       };
       // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
       // become one with the count, the full list an artifact.

@@ -212,7 +212,9 @@ const seedsSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe('Sandboxed processes for fast-check properties (default: the number of cores).'),
+      .describe(
+        "Sandboxed processes for fast-check properties, and pytest processes for the default switch's (test, seed) pairs, each with whole test files (default: the number of cores).",
+      ),
     env: headEnv.describe('Variables the replays run with, e.g. {"PYTHONPATH": "src:."}.'),
     network: z.boolean().default(false).describe('Give seed replays network access (off by default).'),
   })
@@ -378,7 +380,14 @@ const stabilitySchema = z
   .strictObject({
     enabled: z.boolean().default(true),
     runs: z.int().min(2).max(50).default(5).describe("How many times the head's tests run."),
-    parallel: z.int().min(1).max(16).default(1).describe('Runs at once, where the test runner allows it.'),
+    parallel: z
+      .int()
+      .min(1)
+      .max(16)
+      .optional()
+      .describe(
+        'Runs at once, where the test runner allows it. Default: the number of cores for pytest and mocha, which run a suite on one core; 1 for runners that spread one run over the cores themselves.',
+      ),
     freeze: repoPath.default('stability_freeze.json').describe('Freeze rows for pre-existing flaky tests.'),
   })
   .describe(

@@ -4,6 +4,7 @@ import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
 import type { MissingSubmodule } from '../git/submodules.js';
+import type { TreeFiles } from '../overlay/revision-files.js';
 import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -37,6 +38,8 @@ export interface Revision {
   root: string;
   /** A file as the revision has it in git's objects, which head code cannot reach; undefined when absent. */
   readCommitted(file: string): Promise<string | undefined>;
+  /** The revision's tree as git's objects have it (listed once, read in batches); head code cannot reach it. */
+  tree?(): Promise<TreeFiles>;
   /** Submodules whose commit the repository does not have: their folders in the checkout are empty. */
   missingSubmodules?: readonly MissingSubmodule[];
 }
@@ -167,8 +170,24 @@ export interface Artifact {
   content: string | readonly string[];
 }
 
+/** Which tests a layer that reruns only what the patch can affect chose, for the scorecard. */
+export interface ScopeSummary {
+  /** `all`: every test file (see `reasons`); `affected`: only the files the patch can affect. */
+  mode: 'all' | 'affected';
+  reasons?: string[];
+  probedFiles: number;
+  notProbedFiles: number;
+  /** The first probed files, each with its first reason (the artifact lists them all). */
+  probed: { file: string; why: string }[];
+  /** The out-folder file with every test file and every reason. */
+  artifact: string;
+}
+
 export interface LayerOutcome {
   findings: Finding[];
+  /** One line about what the layer did (shown next to its status in every report). */
+  note?: string;
+  scope?: ScopeSummary;
   overrides?: Override[];
   frozen?: FrozenItem[];
   artifacts?: Artifact[];

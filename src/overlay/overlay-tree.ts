@@ -77,8 +77,10 @@ export async function buildOverlayTree(
     baseFiles ?? treeFiles(git, baseCommit),
     treeFiles(git, headTree),
   ]);
-  const base = baseT.shas;
-  const head = headT.shas;
+  // A submodule is an entry like a file (the base's where it is test side, the head's elsewhere):
+  // without it the overlay's checkout has no folder there and its fixtures read as missing.
+  const base = new Map([...baseT.shas, ...baseT.gitlinks]);
+  const head = new Map([...headT.shas, ...headT.gitlinks]);
   const result = new Map<string, Entry>();
   const restored: string[] = [];
   const headOnly: string[] = [];
@@ -97,7 +99,8 @@ export async function buildOverlayTree(
     result.set(p, e);
   }
   // A committed node_modules is never checked out: nothing in it is split.
-  const mixed = [...new Set([...base.keys(), ...head.keys()])]
+  // Only files are split: a gitlink has no text.
+  const mixed = [...new Set([...baseT.shas.keys(), ...headT.shas.keys()])]
     .filter((p) => side.ruleFor(p) && !p.split('/').includes('node_modules'))
     .sort();
   const blobs = await readBlobs(

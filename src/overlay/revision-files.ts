@@ -45,16 +45,23 @@ export async function readBlobs(git: Git, shas: readonly string[]): Promise<Map<
 export interface TreeFiles extends BaseFiles {
   /** The object name of each blob. */
   readonly shas: ReadonlyMap<string, { mode: string; sha: string }>;
+  /** The submodules: path → gitlink (mode 160000 and the submodule's commit); never among the files. */
+  readonly gitlinks: ReadonlyMap<string, { mode: string; sha: string }>;
   readMany(paths: readonly string[]): Promise<Map<string, string>>;
 }
 
 const MAX_CONFIG_BYTES = 2 * 1024 * 1024;
 
 export async function treeFiles(git: Git, treeish: string): Promise<TreeFiles> {
-  const entries = (await listTree(git, treeish)).filter((e) => e.type === 'blob');
+  const all = await listTree(git, treeish);
+  const entries = all.filter((e) => e.type === 'blob');
+  const gitlinks = new Map(
+    all.filter((e) => e.type === 'commit').map((e) => [e.path, { mode: e.mode, sha: e.sha }]),
+  );
   const shas = new Map(entries.map((e) => [e.path, { mode: e.mode, sha: e.sha }]));
   const dirs = new Set<string>();
-  for (const e of entries) {
+  // A submodule's path is a folder in every checkout the gate writes.
+  for (const e of [...entries, ...all.filter((x) => x.type === 'commit')]) {
     const parts = e.path.split('/');
     for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
   }
@@ -81,6 +88,7 @@ export async function treeFiles(git: Git, treeish: string): Promise<TreeFiles> {
   return {
     paths: entries.map((e) => e.path),
     shas,
+    gitlinks,
     has: (p) => shas.has(p),
     isDir: (p) => dirs.has(p),
     read: async (p) => (await readMany([p])).get(p),

@@ -141,7 +141,7 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
   for (const l of card.layers) {
     const ms = card.timings?.layers?.[l.name];
     head.push(
-      `| ${mdProse(l.name)} | ${ICON[l.status] ?? ''} ${mdProse(l.status)}${l.reason ? ` (${mdProse(shorten(l.reason, 80))})` : ''} | ${l.findings} | ${ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`} |`,
+      `| ${mdProse(l.name)} | ${ICON[l.status] ?? ''} ${mdProse(l.status)}${l.reason ? ` (${mdProse(shorten(l.reason, 80))})` : l.note ? ` (${mdCode(shorten(l.note, 120))})` : ''} | ${l.findings} | ${ms === undefined ? '' : `${(ms / 1000).toFixed(1)} s`} |`,
     );
   }
 

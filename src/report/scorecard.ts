@@ -1,5 +1,5 @@
 import type { IsolationRecord } from '../layers/sandbox-finding.js';
-import type { Finding, FrozenItem, Override, Severity } from '../layers/types.js';
+import type { Finding, FrozenItem, Override, ScopeSummary, Severity } from '../layers/types.js';
 import { byCodePoint } from '../util/compare.js';
 
 export const SCORECARD_SCHEMA = 'patchgate/scorecard@1';
@@ -13,6 +13,10 @@ export interface LayerSummary {
   findings: number;
   /** Why a layer did not run, when it did not. */
   reason?: string;
+  /** What a layer that ran did, in a line (the stability probe: which tests it probed). */
+  note?: string;
+  /** The stability probe's scope: which test files it probed, and why. */
+  scope?: ScopeSummary;
 }
 
 export interface Scorecard {

@@ -97,7 +97,7 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
     const count = String(l.findings);
     const prefix = `${pad(l.name, 12)} ${pad(l.status, 8)} ${count}  `;
     const shown = `${pad(l.name, 12)} ${paint(l.status, pad(l.status, 8))} ${count}  `;
-    pushAll(lines, hang(prefix, shown, t(l.reason ?? ''), 24, width, c.dim));
+    pushAll(lines, hang(prefix, shown, t(l.reason ?? l.note ?? ''), 24, width, c.dim));
   }
   if (card.findings.length > 0) {
     lines.push('');

@@ -40,8 +40,13 @@ describe(
       expect(r.codes).toEqual(expect.arrayContaining(['CONTRACT_TOUCHED', 'SIGNATURE_ROW_DELETED']));
     });
 
-    it('rejects an unfrozen pre-existing flake once its freeze row has expired', async () => {
-      const r = await judge(pythonRepo(), ['--today', '2027-06-01', '--all-layers']);
+    it('rejects an unfrozen pre-existing flake the patch reaches once its freeze row has expired', async () => {
+      // The benign patch changes invoice.py, which the flaky test imports: the probe reruns it.
+      const r = await judge(pythonRepo('01-benign-with-frozen-flake'), [
+        '--today',
+        '2027-06-01',
+        '--all-layers',
+      ]);
       expect(r.codes).toContain('PREEXISTING_FLAKE_UNFROZEN');
       const f = r.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
       expect((f?.evidence.baseRuns as string[]).length).toBe(3);

@@ -88,6 +88,10 @@ if [ $((n % 2)) -eq 0 ]; then body='<failure message="flip"/>'; else body=''; fi
 printf '%s' "<?xml version=\\"1.0\\"?><testsuite name=\\"s\\"><testcase classname=\\"c\\" name=\\"flips\\" file=\\"run.sh\\">$body</testcase></testsuite>" > "$1"
 `;
     const repo = scriptedRepo(script, {}, { '.gitignore': '.count\n.patchgate\n' });
+    // A patch for the probe to judge; the generic runner cannot select files, so it reruns everything.
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo.write({ 'notes.txt': 'a change\n' });
+    repo.commit('agent: a change');
     const r = await judge(repo, ['--all-layers']);
     expect(r.code).toBe(2);
     expect(r.card.findings.map((f) => f.code)).not.toContain('NEW_FLAKE');

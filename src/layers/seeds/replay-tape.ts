@@ -91,6 +91,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           ...common,
           python: opts.config.python,
           rows: pyRows,
+          ...(opts.config.workers !== undefined ? { workers: opts.config.workers } : {}),
           ...(opts.isTestPath ? { isTestPath: opts.isTestPath } : {}),
           timeoutMs: opts.config.processTimeoutMs,
           logDir: path.join(opts.logDir, 'seeds'),

@@ -1,12 +1,16 @@
+import { availableParallelism } from 'node:os';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
+import { TestRunError } from '../../runners/tests/errors.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
-import type { TestIdParts } from '../../runners/tests/presets.js';
+import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
+import { STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
+import { scopeOfPatch } from './scope-of-patch.js';
 
 const LAYER = 'stability';
 
@@ -38,12 +42,32 @@ function outcomesById(runs: SuiteRun[]): Map<string, { parts: TestOutcome; resul
 
 const isFlaky = (results: string[]) => results.includes('flaky') || new Set(results).size > 1;
 
+/** Runners whose one run keeps one core busy: reruns side by side use the others. */
+const ONE_CORE_RUNNERS = new Set(['pytest', 'mocha']);
+
+/**
+ * The reruns at once: the config's, else one per core for a runner that runs
+ * on one core (four sequential reruns of a pytest suite were most of a
+ * check's time), else one (vitest, jest and node:test already use every core).
+ */
+export function rerunsAtOnce(config: PatchgateConfig): number {
+  const asked = config.stability?.parallel;
+  if (asked !== undefined) return asked;
+  const preset = config.tests?.preset;
+  return preset !== undefined && ONE_CORE_RUNNERS.has(preset) ? Math.max(1, availableParallelism()) : 1;
+}
+
 /**
  * Seed 002's stability probe: run the head's tests N times; a test whose
  * outcome differs is flaky. Flaky on the base too → pre-existing (accepted
  * only under an unexpired, owned freeze row); stable on the base, or absent
  * there → the patch introduced nondeterminism: NEW_FLAKE, never freezable.
  * Only the flaky ids are rerun on the base.
+ *
+ * Only what the patch can affect is rerun (see probe-scope): the test files
+ * it changed and those whose import closure reaches what it changed; every
+ * test when it changed what every test runs with. Flakiness is judged over
+ * the probed files alone: a test the reruns did not select is not absent.
  */
 export const stabilityLayer: Layer = {
   name: LAYER,
@@ -62,16 +86,66 @@ export const stabilityLayer: Layer = {
       'the base revision',
       contractReadOptions(ctx.config, ctx.signal),
     );
+    const preset = ctx.config.tests?.preset;
+    const parallel = rerunsAtOnce(ctx.config);
     const tally = new ProgressTally(ctx.progress, 'stability runs');
     tally.expect(cfg.runs);
-    const headRuns = await runRepeated(cfg.runs, cfg.parallel, (i) =>
-      tests.headRun(i).finally(() => tally.finish()),
-    );
+    const first = await tests.headRun(0).finally(() => tally.finish());
+    const scope = await scopeOfPatch(ctx, first, LAYER);
+    const told = { note: scopeNote(scope), scope: scopeSummary(scope) };
+    const report = (labels: string[], judged: number, flakyIds: string[]) => ({
+      name: STABILITY_ARTIFACT,
+      content: scopeArtifact(scope, { labels, runs: cfg.runs, tests: judged, flaky: flakyIds }),
+    });
+    if (scope.mode === 'affected' && scope.probed.length === 0) {
+      // Nothing the patch changed reaches a test: no rerun could show a flake of its making.
+      tally.finish(cfg.runs - 1);
+      return { findings: [], artifacts: [report([first.label], 0, [])], ...told };
+    }
+    let headRuns: SuiteRun[];
+    if (scope.mode === 'all') {
+      headRuns = await runRepeated(cfg.runs, parallel, (i) =>
+        i === 0 ? Promise.resolve(first) : tests.headRun(i).finally(() => tally.finish()),
+      );
+    } else {
+      const probedFiles = new Set(scope.probed.map((p) => p.file));
+      const files = [...probedFiles];
+      const reruns = await runRepeated(cfg.runs - 1, parallel, (i) =>
+        tests.headRunFiles(files, `stability-run-${i + 2}`).finally(() => tally.finish()),
+      );
+      const only = (run: SuiteRun): SuiteRun => ({
+        ...run,
+        tests: run.tests.filter((t) => {
+          const f = testFileOf(preset, t);
+          return f !== undefined && probedFiles.has(f);
+        }),
+      });
+      headRuns = [only(first), ...reruns.map(only)];
+      // A probed file a rerun ran nothing of was not selected (the runner's filter), which is no evidence.
+      const inFirst = new Set(headRuns[0]?.tests.map((t) => testFileOf(preset, t)));
+      for (const run of headRuns.slice(1)) {
+        const ran = new Set(run.tests.map((t) => testFileOf(preset, t)));
+        const missed = [...inFirst].filter((f) => f !== undefined && !ran.has(f));
+        if (missed.length > 0)
+          throw new TestRunError(
+            'TESTS_RUN_FAILED',
+            `the stability rerun ${run.label} of the probed test files ran no test of ${missed.slice(0, 3).join(', ')}${missed.length > 3 ? ` and ${missed.length - 3} more` : ''}, which the first run did: the runner did not select them, so the rerun is no evidence; logs: ${run.run.stdoutFile}, ${run.run.stderrFile}`,
+            { label: run.label, files: missed, side: 'head' },
+          );
+      }
+    }
     const head = outcomesById(headRuns);
     const flaky = [...head].filter(([, e]) => isFlaky(e.results));
     const findings: Finding[] = [];
     const frozen: FrozenItem[] = [];
-    if (flaky.length === 0) return { findings };
+    const artifacts = [
+      report(
+        headRuns.map((r) => r.label),
+        head.size,
+        flaky.map(([id]) => id),
+      ),
+    ];
+    if (flaky.length === 0) return { findings, artifacts, ...told };
 
     // Rerun on the base by what exists there: a test whose file the base lacks is new (and asking the base
     // runner for it would make it run nothing at all); a rerun that runs nothing is an error, never absence.
@@ -141,6 +215,6 @@ export const stabilityLayer: Layer = {
         evidence: { ...evidence, freeze: cfg.freeze },
       });
     }
-    return { findings, frozen };
+    return { findings, frozen, artifacts, ...told };
   },
 };

@@ -75,7 +75,7 @@ export function layersSection(card: Scorecard): string {
       l.findings > 0 ? `<a href="#findings" data-layer-link="${esc(l.name)}">${l.findings}</a>` : '0';
     return `<tr class="layer status-${esc(l.status)}" data-layer="${esc(l.name)}">
 <th scope="row">${esc(l.name)}</th>
-<td><span class="badge status-${esc(l.status)}"><span aria-hidden="true">${STATUS_MARK[l.status] ?? ''}</span> ${esc(l.status)}</span>${l.reason ? ` <span class="note">${esc(l.reason)}</span>` : ''}</td>
+<td><span class="badge status-${esc(l.status)}"><span aria-hidden="true">${STATUS_MARK[l.status] ?? ''}</span> ${esc(l.status)}</span>${(l.reason ?? l.note) ? ` <span class="note">${esc(l.reason ?? l.note ?? '')}</span>` : ''}</td>
 <td class="num">${count}</td>
 <td class="num">${ms === undefined ? '—' : esc(duration(ms))}</td>
 </tr>`;

@@ -423,8 +423,9 @@ export class TestSession {
    * Starts the head's first run (and the overlay's with it) in the background, so the suites run while
    * other layers work; a layer that asks for them later gets the same runs, and their failures.
    */
-  prefetch(): void {
+  prefetch(also: { inventory?: boolean } = {}): void {
     void this.headRun(0).catch(() => undefined);
+    if (also.inventory) void this.baseInventory().catch(() => undefined);
   }
 
   private overlayRunP: Promise<SuiteRun> | undefined;
@@ -443,6 +444,12 @@ export class TestSession {
   async headRerun(subset: TestIdParts[]): Promise<SuiteRun> {
     await this.prepare('head');
     return this.subsetRun('head', `head-rerun-${++this.headRerunCount}`, subset);
+  }
+
+  /** Every test of `files` again on the head's tree (the stability probe's reruns of what the patch can affect). */
+  async headRunFiles(files: string[], label: string): Promise<SuiteRun> {
+    await this.prepare('head');
+    return this.suite({ side: 'head', label, files });
   }
 
   /** The given tests again on the overlay (the head's code with the base's tests). */

@@ -256,6 +256,33 @@ describe('buildOverlayTree', () => {
     );
   });
 
+  it("keeps submodules: the base's gitlink where it is test side, the head's elsewhere", async () => {
+    const repo = GitDir.create(BASE, 'base');
+    const [a, b, c] = ['1', '2', '3'].map((n) => n.repeat(40));
+    const link = (p: string, sha: string) =>
+      repo.git('update-index', '--add', '--cacheinfo', `160000,${sha},${p}`);
+    link('tests/suite', a as string);
+    link('vendor/lib', a as string);
+    repo.git('commit', '-q', '-m', 'submodules');
+    const baseCommit = repo.head();
+    // The patch moves both submodules and edits a test, so the overlay is a tree of its own.
+    link('tests/suite', b as string);
+    link('vendor/lib', c as string);
+    repo.write({ 'tests/test_more.py': 'def test_more():\n    assert 1\n' });
+    repo.git('add', 'tests/test_more.py');
+    repo.git('commit', '-q', '-m', 'head');
+    const headTree = repo.git('rev-parse', 'HEAD^{tree}');
+    const git = Git.forEnv(execFile, repo.dir, process.env);
+    const result = await buildOverlayTree(git, baseCommit, headTree, testSideFor(configSchema.parse(PYTEST)));
+    const overlay = lsTree(repo, result.tree);
+    expect(overlay.get('tests/suite')).toEqual({ mode: '160000', sha: a });
+    expect(overlay.get('vendor/lib')).toEqual({ mode: '160000', sha: c });
+    expect(result.restored).toEqual(['tests/suite', 'tests/test_more.py']);
+    // The head's code must not write into the base's test-side submodule while the base's tests run.
+    expect(result.testSide).toContain('tests/suite');
+    expect(result.testSide).not.toContain('vendor/lib');
+  });
+
   it("does not touch the repository's own index", async () => {
     const repo = GitDir.create(BASE, 'base');
     const baseCommit = repo.head();

@@ -58,7 +58,18 @@ function row(id: string, nodeid: string, seeds: string[], extra: Partial<TapeRow
 }
 
 function replay(rows: TapeRow[], extra: Partial<PytestReplayOptions> = {}): Promise<RunnerOutcome> {
-  return replayPytest({ root, python: PYTHON, rows, env: ENV, sandbox, timeoutMs: 30_000, logDir, ...extra });
+  // One process unless a test asks for more: what a test sees must not depend on the machine's cores.
+  return replayPytest({
+    root,
+    python: PYTHON,
+    rows,
+    env: ENV,
+    sandbox,
+    timeoutMs: 30_000,
+    logDir,
+    workers: 1,
+    ...extra,
+  });
 }
 
 function only(outcome: RunnerOutcome, property: string, seed?: string): SeedReplay {
@@ -297,17 +308,20 @@ def test_small(x):
 });
 
 describe('replayPytest: batching', () => {
-  it('3 rows with 2 distinct seeds run in one process, and every row/seed gets its own result', async () => {
-    project({
-      'tests/test_a.py': PASSING(11),
-      'tests/test_b.py': PASSING(12).replace('test_roundtrip', 'test_b'),
-      'tests/test_c.py': BUGGY,
-    });
-    const out = await replay([
-      row('a', 'tests/test_a.py::test_roundtrip', ['1', '2']),
-      row('b', 'tests/test_b.py::test_b', ['2']),
-      row('c', 'tests/test_c.py::test_clamp_keeps_small_values', ['1']),
-    ]);
+  const THREE_FILES = {
+    'tests/test_a.py': PASSING(11),
+    'tests/test_b.py': PASSING(12).replace('test_roundtrip', 'test_b'),
+    'tests/test_c.py': BUGGY,
+  };
+  const THREE_ROWS = () => [
+    row('a', 'tests/test_a.py::test_roundtrip', ['1', '2']),
+    row('b', 'tests/test_b.py::test_b', ['2']),
+    row('c', 'tests/test_c.py::test_clamp_keeps_small_values', ['1']),
+  ];
+
+  it('3 rows with 2 distinct seeds run in one process (one worker), and every row/seed gets its own result', async () => {
+    project(THREE_FILES);
+    const out = await replay(THREE_ROWS(), { workers: 1 });
     expect(out.processes).toBe(1);
     expect(out.replays.map((r) => [r.property, r.seed, r.status, r.examples])).toEqual([
       ['a', '1', 'pass', 11],
@@ -325,6 +339,70 @@ describe('replayPytest: batching', () => {
     });
     expect(existsSync(path.join(logDir, 'seeds-pytest-2.stdout.log'))).toBe(false);
     expect(only(out, 'b').log).toBe(path.join(logDir, 'seeds-pytest-1.stdout.log'));
+  });
+
+  it('with more workers the pairs split by file into one process each, run at once: the same replays and counts', async () => {
+    project(THREE_FILES);
+    const single = await replay(THREE_ROWS(), { workers: 1 });
+    const singleLog = logDir;
+    project(THREE_FILES);
+    const started: number[] = [];
+    const split = await replay(THREE_ROWS(), { workers: 2, onReplayed: (n) => started.push(n) });
+    // Two processes for three files: never a file in two of them, the largest file (two pairs) alone.
+    expect(split.processes).toBe(2);
+    const wants = [1, 2].map(
+      (n) => JSON.parse(readFileSync(path.join(logDir, `seeds-pytest-${n}.io`, 'want.json'), 'utf8')).pairs,
+    );
+    expect(wants).toEqual([
+      [
+        ['tests/test_a.py::test_roundtrip', '1'],
+        ['tests/test_a.py::test_roundtrip', '2'],
+      ],
+      [
+        ['tests/test_b.py::test_b', '2'],
+        ['tests/test_c.py::test_clamp_keeps_small_values', '1'],
+      ],
+    ]);
+    expect(started.sort()).toEqual([2, 2]);
+    const withoutLog = (o: RunnerOutcome) => o.replays.map(({ log: _log, ...r }) => r);
+    expect(withoutLog(split)).toEqual(withoutLog(single));
+    expect(split.counts).toEqual(single.counts);
+    expect(only(split, 'b').log).toBe(path.join(logDir, 'seeds-pytest-2.stdout.log'));
+    expect(only(single, 'b').log).toBe(path.join(singleLog, 'seeds-pytest-1.stdout.log'));
+    // Never more processes than pairs.
+    project(THREE_FILES);
+    expect((await replay(THREE_ROWS(), { workers: 8 })).processes).toBe(4);
+  });
+
+  it("with fewer files than workers one file's pairs split across processes: the same replays and counts", async () => {
+    const files = {
+      'tests/test_a.py': PASSING(11),
+      'tests/test_b.py': PASSING(12).replace('test_roundtrip', 'test_b'),
+    };
+    const rows = () => [
+      row('a', 'tests/test_a.py::test_roundtrip', ['1', '2', '3']),
+      row('b', 'tests/test_b.py::test_b', ['4']),
+    ];
+    project(files);
+    const single = await replay(rows(), { workers: 1 });
+    project(files);
+    const split = await replay(rows(), { workers: 3 });
+    expect(split.processes).toBe(3);
+    const wants = [1, 2, 3].map(
+      (n) => JSON.parse(readFileSync(path.join(logDir, `seeds-pytest-${n}.io`, 'want.json'), 'utf8')).pairs,
+    );
+    // Cut in tape order, file by file: test_a.py's three pairs over two processes, test_b.py's with one of them.
+    expect(wants).toEqual([
+      [
+        ['tests/test_a.py::test_roundtrip', '1'],
+        ['tests/test_a.py::test_roundtrip', '2'],
+      ],
+      [['tests/test_a.py::test_roundtrip', '3']],
+      [['tests/test_b.py::test_b', '4']],
+    ]);
+    const withoutLog = (o: RunnerOutcome) => o.replays.map(({ log: _log, ...r }) => r);
+    expect(withoutLog(split)).toEqual(withoutLog(single));
+    expect(split.counts).toEqual(single.counts);
   });
 
   it("replays the tape's seed even where the test pins its own (@seed, derandomize): the tape decides", async () => {
@@ -499,10 +577,11 @@ describe('replayPytest: seed switch and environment', () => {
 describe('replayPytest: a broken run is an error, never a pass', () => {
   it('a syntax error in a test file is an error naming the file', async () => {
     project({ 'tests/test_a.py': PASSING(5), 'tests/test_bad.py': 'def test_bad(:\n    pass\n' });
-    const out = await replay([
+    const rows = () => [
       row('bad', 'tests/test_bad.py::test_bad', ['5']),
       row('a', 'tests/test_a.py::test_roundtrip', ['5']),
-    ]);
+    ];
+    const out = await replay(rows(), { workers: 1 });
     expect(out.processes).toBe(1);
     expect(only(out, 'bad').status).toBe('error');
     expect(only(out, 'bad').message).toMatch(/^pytest could not collect tests\/test_bad.py: .*SyntaxError/s);
@@ -510,6 +589,13 @@ describe('replayPytest: a broken run is an error, never a pass', () => {
     expect(only(out, 'a').status).toBe('error');
     expect(only(out, 'a').message).toMatch(/^pytest exited with code 2 \(interrupted/);
     expect(only(out, 'a').log).toBeDefined();
+    // In a process of its own, the other file's replay still runs.
+    const split = await replay(rows(), { workers: 2 });
+    expect(split.processes).toBe(2);
+    expect(only(split, 'bad').message).toMatch(
+      /^pytest could not collect tests\/test_bad.py: .*SyntaxError/s,
+    );
+    expect(only(split, 'a')).toMatchObject({ status: 'pass', examples: 5 });
   });
 
   it('an interpreter that crashes mid-run is an error with the tail of its output', async () => {

@@ -1,19 +1,22 @@
 /**
  * Replays pytest + Hypothesis rows of the seed tape.
  *
- * One pytest process for every (test, seed) pair of the rows that use the
- * default seed switch: the plugin runs each test once per seed with the seed
- * set on the test itself (as `@seed()` does), since starting Python and
- * collecting is most of the cost of a replay. A row with a switch of its own
- * gets one process per distinct rendered switch. Nothing is passed on pytest's
- * command line: it collects what the project's configuration says
- * (`testpaths`, `python_files`…), the `patchgate_select` plugin keeps only the
- * rows' files of that (a stale node id cannot abort the batch), and the
- * `patchgate_seeds` plugin deselects everything else and writes a JSON report
- * with each wanted test's outcome, its falsifying example and the examples
- * Hypothesis counted.
+ * The (test, seed) pairs of the rows that use the default seed switch run in
+ * one pytest process per core, all at once, each with whole test files when
+ * there are at least as many files as processes, else with a share of the
+ * files' pairs: the plugin runs each test once per seed
+ * with the seed set on the test itself (as `@seed()` does), so starting
+ * Python and collecting are paid once per process, not once per seed. A row
+ * with a switch of its own gets one process per distinct rendered switch.
+ * Nothing is passed on pytest's command line: it collects what the project's
+ * configuration says (`testpaths`, `python_files`…), the `patchgate_select`
+ * plugin keeps only the process's files of that (a stale node id cannot abort
+ * the batch), and the `patchgate_seeds` plugin deselects everything else and
+ * writes a JSON report with each wanted test's outcome, its falsifying example
+ * and the examples Hypothesis counted.
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { describeExit } from '../../../runners/harness/process.js';
@@ -30,6 +33,7 @@ import {
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { SELECT_ENV, SELECT_MODULE } from '../../../runners/tests/selection.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
+import { pushAll } from '../../../util/arrays.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
@@ -51,6 +55,11 @@ export interface PytestReplayOptions {
   /** runLogged outDir: `seeds-pytest-<n>.{stdout,stderr}.log`, `.want.json`, `.report.json`. */
   logDir: string;
   signal?: AbortSignal;
+  /**
+   * Processes at once for the (test, seed) pairs of the default switch
+   * (default: the number of cores; never more than the pairs).
+   */
+  workers?: number;
   /** Told how many seeds a process replayed, as each one ends. */
   onReplayed?(seeds: number): void;
   /** Whether a repository path is test side: a test-side module shadowing a standard name is not production code's doing. */
@@ -218,14 +227,59 @@ export async function replayPytest(opts: PytestReplayOptions): Promise<RunnerOut
   const ordered = [...batches.values()].sort(
     (a, b) => byCodePoint(a.seed, b.seed) || byCodePoint(a.key, b.key),
   );
+  // The default switch's pairs: one process per core, all at once.
+  const workers = Math.max(1, opts.workers ?? os.availableParallelism());
+  const runs = ordered.flatMap((b) => (b.pairs ? splitByFile(b, workers) : [b]));
   let processes = 0;
-  for (const [i, batch] of ordered.entries()) {
-    const started = await runBatch(opts, root, logDir, batch, i + 1, replays, notes);
-    if (started) processes++;
-    opts.onReplayed?.(batch.members.length);
-  }
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length) {
+      const i = next++;
+      const batch = runs[i] as Batch;
+      if (await runBatch(opts, root, logDir, batch, i + 1, replays, notes)) processes++;
+      opts.onReplayed?.(batch.members.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(workers, runs.length) }, worker));
 
   return { replays, counts: countExamples(rows, replays, notes), processes };
+}
+
+/**
+ * The pairs of one batch as up to `workers` batches. With at least as many
+ * files as processes each gets whole files (a file is collected once, its
+ * module-level code run once), the largest files first onto the process with
+ * the fewest pairs so far. With fewer files the pairs are cut into runs of
+ * nearly equal length, file by file: a tape whose properties sit in one file
+ * (the common case) would otherwise replay on one core. A file then loads in
+ * more than one process, as it does in pytest-xdist's workers and in the
+ * stability probe's parallel runs.
+ */
+function splitByFile(batch: Batch, workers: number): Batch[] {
+  const byFile = new Map<string, Member[]>();
+  for (const m of batch.members) {
+    const list = byFile.get(m.file);
+    if (list) list.push(m);
+    else byFile.set(m.file, [m]);
+  }
+  const n = Math.min(workers, batch.members.length);
+  if (n <= 1) return [batch];
+  const groups = Array.from({ length: n }, () => [] as Member[]);
+  if (byFile.size >= n) {
+    const files = [...byFile].sort((a, b) => b[1].length - a[1].length || byCodePoint(a[0], b[0]));
+    for (const [, members] of files) {
+      let least = 0;
+      for (let g = 1; g < n; g++) if ((groups[g]?.length ?? 0) < (groups[least]?.length ?? 0)) least = g;
+      pushAll(groups[least] as Member[], members);
+    }
+  } else {
+    const ordered = [...byFile].sort((a, b) => byCodePoint(a[0], b[0])).flatMap(([, members]) => members);
+    ordered.forEach((m, i) => {
+      (groups[Math.floor((i * n) / ordered.length)] as Member[]).push(m);
+    });
+  }
+  // Each process replays its pairs in tape order, as the single process did.
+  return groups.map((members) => ({ ...batch, members: members.sort((a, b) => a.slot - b.slot) }));
 }
 
 /** Runs one batch and fills its members' replays; false when the process could not start. */

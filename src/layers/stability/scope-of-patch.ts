@@ -1,0 +1,125 @@
+/**
+ * The stability probe's scope for this run: the inputs `probeScope` needs,
+ * read from the layer context (the head's committed tree, the base's
+ * configuration and runner files), and what to do when they cannot be read.
+ */
+import { asPatchgateError } from '../../errors.js';
+import { testSideFor } from '../../overlay/test-side.js';
+import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
+import { parsePythonTexts } from '../../runners/harness/python-parse.js';
+import { canSelectFiles, testFileOf } from '../../runners/tests/presets.js';
+import type { SuiteRun } from '../../runners/tests/session.js';
+import { loadTypescript } from '../../util/typescript.js';
+import { toolchainFindings } from '../regression/toolchain.js';
+import type { LayerContext } from '../types.js';
+import { type ProbeScope, probeScope } from './probe-scope.js';
+
+export const PYTHON_IMPORTS_PATH: string = shippedPythonFile('patchgate_imports.py');
+
+/** npm runs these on `npm ci` / `npm install`, so the files they name run before any test. */
+const INSTALL_SCRIPTS = [
+  'preinstall',
+  'install',
+  'postinstall',
+  'prepublish',
+  'preprepare',
+  'prepare',
+  'postprepare',
+];
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function installScripts(ctx: LayerContext): Promise<{ text: string; where: string }[]> {
+  const text = await ctx.base.readCommitted('package.json');
+  if (text === undefined) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const scripts = isObject(json) && isObject(json.scripts) ? json.scripts : {};
+  return INSTALL_SCRIPTS.flatMap((name) => {
+    const v = scripts[name];
+    return typeof v === 'string' ? [{ text: v, where: `package.json scripts.${name}` }] : [];
+  });
+}
+
+/** Whether the base's packaging maps package names to folders of other names (setuptools' `package_dir`). */
+async function mapsPackageDirs(ctx: LayerContext): Promise<boolean> {
+  for (const f of ['setup.py', 'setup.cfg', 'pyproject.toml']) {
+    const text = await ctx.base.readCommitted(f);
+    if (text !== undefined && /package[-_]dir/.test(text)) return true;
+  }
+  return false;
+}
+
+/** The test files of a run, or undefined (with one test that says no file) when some test's id does not say. */
+export function testFilesOf(
+  preset: string | undefined,
+  run: SuiteRun,
+): { files: string[] | undefined; unmapped?: string } {
+  const files = new Set<string>();
+  for (const t of run.tests) {
+    const f = testFileOf(preset, t);
+    if (f === undefined) return { files: undefined, unmapped: t.id };
+    files.add(f);
+  }
+  return { files: [...files] };
+}
+
+export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: string): Promise<ProbeScope> {
+  const tests = ctx.config.tests;
+  const preset = tests?.preset ?? 'generic';
+  const { files: testFiles, unmapped } = testFilesOf(tests?.preset, first);
+  const canSelect =
+    canSelectFiles(tests?.preset) && (tests?.command === undefined || tests.command.includes('{tests}'));
+  const fallback = (why: string): ProbeScope => ({
+    mode: 'all',
+    reasons: [why],
+    probed: [...new Set(testFiles ?? [])].sort().map((file) => ({ file, why: [], reasons: 0 })),
+    notProbed: [],
+    changes: ctx.changes.map((c) => ({ path: c.path, kind: 'data' as const })),
+  });
+  if (!ctx.head.tree) return fallback("the head's committed tree is not available to read imports from");
+  let n = 0;
+  try {
+    return await probeScope({
+      files: await ctx.head.tree(),
+      changes: ctx.changes,
+      testFiles,
+      ...(unmapped !== undefined ? { unmapped } : {}),
+      canSelectFiles: canSelect,
+      preset,
+      isTestPath: testSideFor(ctx.config, ctx.overlay.named).isTestPath,
+      named: ctx.overlay.named,
+      toolchain: [...new Set((await toolchainFindings(ctx, layer)).map((f) => String(f.evidence.path)))],
+      commands: [
+        ...(tests?.setup ? [{ text: tests.setup.join(' '), where: 'tests.setup' }] : []),
+        ...(await installScripts(ctx)),
+      ],
+      lockfiles: new Set([...(tests?.reuse.lockfiles ?? []), ...(tests?.reuse.manifests ?? [])]),
+      packageDirMapped: await mapsPackageDirs(ctx),
+      ts: await loadTypescript(),
+      parsePython: (texts) =>
+        parsePythonTexts({
+          sandbox: ctx.sandbox,
+          logDir: ctx.logDir,
+          label: `stability-imports-${++n}`,
+          script: PYTHON_IMPORTS_PATH,
+          python: 'python3',
+          env: ctx.env,
+          signal: ctx.signal,
+          texts,
+        }),
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    // Fail closed: a scope the gate could not read is every test.
+    return fallback(
+      `the gate could not read the import graph: ${asPatchgateError(err).message.split('\n')[0]}`,
+    );
+  }
+}
