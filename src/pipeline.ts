@@ -22,6 +22,7 @@ import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
+import { testEditsLayer } from './layers/test-edits/test-edits-layer.js';
 import type {
   Artifact,
   Finding,
@@ -37,6 +38,7 @@ import { buildOverlay } from './overlay/overlay-tree.js';
 import { testSideFor } from './overlay/test-side.js';
 import { aggregateFindings } from './report/aggregate.js';
 import { boundFinding } from './report/bounded.js';
+import { relocateLogPaths } from './report/log-paths.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -63,6 +65,7 @@ export const LAYERS: readonly Layer[] = [
   seedsLayer,
   signaturesLayer,
   regressionLayer,
+  testEditsLayer,
   stabilityLayer,
   claimsLayer,
 ];
@@ -487,8 +490,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         findings: layerFindings.length,
       };
       // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
-      // become one with the count, the full list an artifact.
-      const shown = aggregateFindings(layerFindings.map((f) => boundFinding(f)));
+      // become one with the count, the full list an artifact. A log path names the out folder's copy
+      // (tests/…): the temp folder is gone by the time anyone reads it.
+      const shown = aggregateFindings(layerFindings.map((f) => relocateLogPaths(boundFinding(f), logDir)));
       for (const artifact of shown.artifacts) await options.hooks?.onArtifact?.(artifact);
       layers.push(summary);
       layersRun.push(layer.name);

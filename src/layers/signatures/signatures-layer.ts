@@ -9,12 +9,14 @@ import {
   rowStatus,
   rowsMatching,
 } from '../../freeze/signature-freeze.js';
+import { assertionText } from '../../junit/assertion-text.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
+import { markAddedSkips } from './added-skip.js';
 
 const LAYER = 'signatures';
 
@@ -93,6 +95,7 @@ export const signaturesLayer: Layer = {
       kind: string,
       message: string,
       code: 'UNKNOWN_FAILURE_SIGNATURE' | 'UNFROZEN_SKIP',
+      body?: string,
     ) => {
       const sig = failureSignature(kind, message, cfg.scheme);
       const row = matchFailure(freeze, kind, message, ctx.today, t.id);
@@ -101,15 +104,18 @@ export const signaturesLayer: Layer = {
         return;
       }
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);
+      // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
+      const text = assertionText({ message, ...(body !== undefined ? { body } : {}) }) || sig.template;
       findings.push(
         f(
           code,
           code === 'UNFROZEN_SKIP'
             ? `test ${t.id} was ${kind} without a matching freeze row${why}: a skip is a fail`
-            : `test ${t.id} failed with a signature no freeze row covers${why}: ${sig.template}`,
+            : `test ${t.id} failed with a signature no freeze row covers${why}: ${text}`,
           {
             test: t.id,
             kind,
+            ...(code === 'UNKNOWN_FAILURE_SIGNATURE' ? { text } : {}),
             template: sig.template,
             sha256: sig.sha256,
             message,
@@ -123,8 +129,8 @@ export const signaturesLayer: Layer = {
     for (const t of run.tests) {
       if (t.status === 'failed' || t.status === 'error') {
         // A failed test without a failure element still failed: it is checked with an empty message.
-        const failures = t.failures.length > 0 ? t.failures : [{ kind: t.status, message: '' }];
-        for (const fl of failures) check(t, fl.kind, fl.message, 'UNKNOWN_FAILURE_SIGNATURE');
+        const failures = t.failures.length > 0 ? t.failures : [{ kind: t.status, message: '', body: '' }];
+        for (const fl of failures) check(t, fl.kind, fl.message, 'UNKNOWN_FAILURE_SIGNATURE', fl.body);
       } else if (t.status === 'flaky')
         for (const r of t.retries ?? []) check(t, r.kind, r.message, 'UNKNOWN_FAILURE_SIGNATURE');
       else if (t.status === 'skipped' || t.status === 'xfailed') {
@@ -178,6 +184,7 @@ export const signaturesLayer: Layer = {
         );
       }
     }
-    return { findings, frozen };
+    // A skip the patch added is told to restore the test, never to freeze the skip.
+    return { findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests), frozen };
   },
 };
