@@ -146,12 +146,12 @@ export const REASON_CODES = {
   UNKNOWN_FAILURE_SIGNATURE: {
     meaning: 'A test failed with a signature that no freeze row covers.',
     why: 'A failure is a fail unless a human froze that exact signature.',
-    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own.',
+    next: 'Fix the test or the code. If it is a known failure, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`, committed on its own. When adopting patchgate on a suite that already fails, `patchgate baseline` on the main branch writes a row for every such failure, for review.',
   },
   UNFROZEN_SKIP: {
     meaning: 'A test was skipped or xfailed without a matching freeze row.',
     why: 'A skip is a fail: a skipped test proves nothing.',
-    next: 'Remove the skip. A skip the patch added to a test the base runs is never frozen: the finding says so, and the fix is to restore the test. A skip that was already there and is deliberate is frozen by a human: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`.',
+    next: 'Remove the skip. A skip the patch added to a test the base runs is never frozen: the finding says so, and the fix is to restore the test. A skip that was already there and is deliberate is frozen by a human: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`. When adopting patchgate on a suite that already skips, `patchgate baseline` on the main branch writes a row for every such skip, for review.',
   },
   SIGNATURE_ROW_DELETED: {
     meaning: 'A freeze row present on the base is gone from the head.',
@@ -212,9 +212,9 @@ export const REASON_CODES = {
   },
   PRODUCTION_REACHES_TESTS: {
     meaning:
-      'Production code the patch changed imports the test runner or test-side code, or asks whether it runs under test (VITEST, PYTEST_CURRENT_TEST, sys.modules).',
-    why: 'Code under test must not see or steer the tests that judge it.',
-    next: 'Remove the import or the check from production code; inject what it needed instead.',
+      "Production code the patch changed steers the test machinery (imports the runner or test-side code, patches sys.modules, builtins or the test globals, exits the process) or sniffs the test run: reads the command line outside a declared entry point, the module registry, the call stack, the environment by a computed or enumerated name or by a runner's variable, the globals by a computed name, or imports or evaluates a computed name. evidence.shape names which (see docs/reach.md).",
+    why: 'Code under test must not see or steer the tests that judge it: code that asks whether it runs under test can pass every test and still ship broken.',
+    next: 'Remove the check or the import from production code and pass what it needs as a parameter (read the command line in an entry point the base declares). An intended change is accepted by a human job setting the variable tests.overrideTokenEnv names (default PATCHGATE_TESTS_OVERRIDE); the finding becomes a warning listed under overrides.',
   },
   CLAIMS_EMPTY: {
     meaning:
@@ -349,6 +349,12 @@ export const REASON_CODES = {
       'Head code wrote into a contract file or a locked fixture of its own checkout while it ran (a test that rewrites its golden file back to the expected output).',
     why: 'The gate judged the bytes read before any head code ran; the write means a test is not checking what it claims.',
     next: 'Make the test read its fixture, not write it (look for snapshot-update modes left on).',
+  },
+  SUBMODULE_MISSING: {
+    meaning:
+      "A submodule's commit is not in the repository (`git submodule update --init` was not run), so its files are not in the gate's checkouts.",
+    why: 'A warning that explains tests that read those files failing on every side; an error for locked fixtures under it, which cannot be judged (never FIXTURE_MISSING, which would blame the patch).',
+    next: 'Check the submodule out before the gate runs: `git submodule update --init --recursive`, or `submodules: recursive` in actions/checkout.',
   },
   TEST_SIDE_WRITTEN: {
     meaning:

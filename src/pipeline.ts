@@ -22,6 +22,7 @@ import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
+import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
 import { testEditsLayer } from './layers/test-edits/test-edits-layer.js';
 import type {
   Artifact,
@@ -349,18 +350,21 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         commit: revs.baseCommit,
         root: baseRoot,
         readCommitted: committedReader(repo, revs.baseCommit),
+        missingSubmodules: checkouts.missingSubmodules(baseRoot),
       },
       head: {
         side: 'head',
         commit: revs.head.commit,
         root: headRoot,
         readCommitted: committedReader(repo, headTree),
+        missingSubmodules: checkouts.missingSubmodules(headRoot),
       },
       overlay: {
         side: 'head',
         commit: overlayTree.tree,
         root: overlayRoot,
         readCommitted: committedReader(repo, overlayTree.tree),
+        missingSubmodules: checkouts.missingSubmodules(overlayRoot),
         sameAsHead: overlayTree.sameAsHead,
         restored: overlayTree.restored,
         headOnly: overlayTree.headOnly,
@@ -391,6 +395,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
     const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
+    pushAll(findings, missingSubmoduleWarnings(checkouts.missingSubmodules(headRoot)));
     // What head code could rewrite in its own checkout, taken before any of it runs (and only when some
     // will: with no such layer on, nothing can write the checkout).
     const runsHeadCode = pipeline.some((l) => l.runsHeadCode && l.enabled(config));

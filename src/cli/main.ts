@@ -32,6 +32,7 @@ const LOADERS: Record<string, () => Promise<Run>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   lock: async () => (await import('./commands/lock.js')).lockCommand,
+  baseline: async () => (await import('./commands/baseline.js')).baselineCommand,
   ledger: async () => {
     const [{ ledgerCommand }, { resolvePropertyDigest }] = await Promise.all([
       import('./commands/ledger.js'),

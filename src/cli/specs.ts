@@ -15,6 +15,36 @@ const today = {
     "the date freezes expire against (default: CI_DATE, else the clock's UTC date); never read from the repository",
 } as const;
 
+/** The options a baseline takes, shared by `patchgate baseline` and `patchgate init --baseline`. */
+const baselineOptions = {
+  runs: {
+    type: 'string',
+    placeholder: 'N',
+    default: '2',
+    description:
+      'how many times the suite runs (1 to 10); a test whose outcome differs between runs is flaky and also gets a stability row',
+  },
+  days: {
+    type: 'string',
+    placeholder: 'N',
+    default: '90',
+    description: 'the rows expire N days after today (--today, CI_DATE, else the clock)',
+  },
+  expires: {
+    type: 'string',
+    placeholder: 'YYYY-MM-DD',
+    description: 'the last day the rows hold, instead of --days',
+  },
+  'max-rows': {
+    type: 'string',
+    placeholder: 'N',
+    default: '100',
+    description:
+      'refuse (and write nothing) when the baseline would write more rows than this: a suite failing that much is not adopted by freezing it',
+  },
+  today,
+} as const;
+
 export const CHECK = {
   name: 'check',
   summary: 'the gate: judge a patch against the base contracts; exit 0 accept, 1 reject',
@@ -99,6 +129,13 @@ export const INIT = {
       description:
         'also print a CODEOWNERS snippet for every contract file (on a repository with a config, only the snippet)',
     },
+    baseline: {
+      type: 'boolean',
+      default: false,
+      description:
+        'also run the suite of HEAD (the main branch) and freeze what already fails or skips, as `patchgate baseline` does; --owner owns rows CODEOWNERS does not assign',
+    },
+    ...baselineOptions,
   },
 } as const satisfies CommandSpec;
 
@@ -118,6 +155,30 @@ export const LOCK = {
       default: false,
       description: 'print what would change and write nothing; exits 1 when the lock is stale',
     },
+  },
+} as const satisfies CommandSpec;
+
+export const BASELINE = {
+  name: 'baseline',
+  summary: 'human-only: freeze what the main branch already fails or skips, for adopting patchgate',
+  description: `Runs the suite of a revision of the main branch (--rev, default HEAD) in the sandbox, from a private copy of its committed files, and adds a freeze row for every test that already fails or skips there: signature rows in the signature freeze (signatures.freeze; a generic template bound to its test, as \`signatures add\` does) and, for a test whose outcome differs between the runs, a stability row (stability.freeze). Each row has an owner (CODEOWNERS for the test's file, else --owner, else git's user.name), an expiry, the action "review" and "source": "baseline"; reports show such rows as baseline rows.
+
+Run it on the main branch, never on an agent's branch: every failure it finds becomes a freeze row. It refuses a revision that is not on the remote's default branch, a freeze file with uncommitted changes, a suite pytest cannot collect, and more rows than --max-rows. It never commits: it prints the rows and the git commands for a human's review commit. A second run adds nothing for rows already there.
+
+Exit codes: 0 rows written (or nothing to freeze), 2 refused or bad input.`,
+  options: {
+    rev: {
+      type: 'string',
+      placeholder: 'REV',
+      default: 'HEAD',
+      description: 'the revision of the main branch whose suite is run (never an agent branch)',
+    },
+    owner: {
+      type: 'string',
+      placeholder: 'WHO',
+      description: "the owner of rows whose test file CODEOWNERS does not name (default: git's user.name)",
+    },
+    ...baselineOptions,
   },
 } as const satisfies CommandSpec;
 
@@ -414,6 +475,7 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   CHECK,
   INIT,
   VALIDATE,
+  BASELINE,
   LOCK,
   LEDGER,
   SIGNATURES,

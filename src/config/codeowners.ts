@@ -5,6 +5,7 @@
  * required on the branch, an agent's pull request cannot change them
  * unreviewed, on top of the gate rejecting it.
  */
+import ignore from 'ignore';
 import type { NamedContract } from '../layers/types.js';
 
 /** The owner as CODEOWNERS spells it: `@team`, `@org/team` or an e-mail address. */
@@ -59,4 +60,53 @@ export function codeownersSnippet(input: CodeownersInput): string {
   for (const c of input.contracts) add(codeownersPattern(c.path), c.path, c.role);
   for (const g of input.protect) add(codeownersPattern(g), g, 'contracts.protect');
   return `${lines.join('\n')}\n`;
+}
+
+/** Where GitHub looks for CODEOWNERS, in its order: the first one that exists is the one in force. */
+export const CODEOWNERS_FILES = ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEOWNERS'] as const;
+
+export interface CodeownersRule {
+  pattern: string;
+  /** Empty for a pattern that leaves its files without an owner. */
+  owners: string[];
+  line: number;
+}
+
+/**
+ * The rules of a CODEOWNERS text: `pattern owner…` per line, `#` comments
+ * (a `\#` is a literal `#`), blank lines skipped.
+ */
+export function parseCodeowners(text: string): CodeownersRule[] {
+  const rules: CodeownersRule[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.replace(/(^|[^\\])#.*$/, '$1').trim();
+    if (line === '') continue;
+    const [pattern, ...owners] = line.split(/\s+/);
+    if (pattern === undefined) continue;
+    // `\#` stays escaped: the pattern is read with gitignore's rules, where it means a literal `#`.
+    rules.push({ pattern, owners, line: i + 1 });
+  }
+  return rules;
+}
+
+/**
+ * The owners CODEOWNERS gives a repo-relative file: those of the last rule
+ * whose pattern matches it, as GitHub decides (patterns follow gitignore's
+ * rules, read with the `ignore` package, which implements them), or none.
+ */
+export function ownersOf(
+  rules: readonly CodeownersRule[],
+  file: string,
+): { owners: string[]; line: number } | undefined {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    let matches = false;
+    try {
+      matches = ignore().add(rule.pattern).ignores(file);
+    } catch {
+      // A pattern gitignore cannot read matches nothing, as GitHub skips it.
+    }
+    if (matches) return { owners: rule.owners, line: rule.line };
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { parse as shellParse } from 'shell-quote';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import type { PatchgateConfigInput } from './schema.js';
@@ -137,6 +138,8 @@ interface Candidate {
   reason: string;
   setup?: { argv: string[]; reason: string };
   env?: { name: string; value: string; reason: string };
+  /** `tests.args`: what the repository's own test command adds to the preset's. */
+  args?: { argv: string[]; reason: string };
   notes: string[];
 }
 
@@ -173,6 +176,9 @@ async function jsSetup(
   pkg: PackageJson,
   notes: string[],
 ): Promise<{ argv: string[]; reason: string } | undefined> {
+  // A package with no dependencies (a node:test suite often has none) has nothing to install.
+  if (Object.keys({ ...asRecord(pkg.dependencies), ...asRecord(pkg.devDependencies) }).length === 0)
+    return undefined;
   const present: { file: string; manager: string }[] = [];
   for (const l of JS_LOCKFILES) if (await isFile(path.join(repoRoot, l.file))) present.push(l);
   const declared = typeof pkg.packageManager === 'string' ? pkg.packageManager : undefined;
@@ -218,6 +224,140 @@ async function jsSetup(
   }
 }
 
+/** One line of a script as shell words, split at `&&`, `||`, `;` and `|`; globs kept as their pattern. */
+function scriptCommands(text: string): string[][] {
+  const out: string[][] = [[]];
+  for (const tok of shellParse(text, (name) => `$${name}`)) {
+    if (typeof tok === 'string') (out[out.length - 1] as string[]).push(tok);
+    else if ('op' in tok && tok.op === 'glob') (out[out.length - 1] as string[]).push(tok.pattern);
+    else if ('op' in tok) out.push([]);
+  }
+  return out.filter((c) => c.length > 0);
+}
+
+/**
+ * What `npm test` runs: `scripts.test`, followed through `npm run NAME` (and
+ * pnpm's, yarn's and bun's spelling) when that is all it does, a few levels
+ * deep. `via` names the scripts passed through, for the reason init prints.
+ */
+function testScript(scripts: Record<string, unknown>): { text: string; via: string[] } | undefined {
+  const via: string[] = [];
+  let name = 'test';
+  for (let depth = 0; depth < 4; depth++) {
+    const text = scripts[name];
+    if (typeof text !== 'string') return undefined;
+    via.push(name);
+    const only = scriptCommands(text);
+    const m = only.length === 1 ? /^(?:npm|pnpm|yarn|bun)$/.test(only[0]?.[0] ?? '') && only[0] : undefined;
+    const words = m ? m.slice(1) : [];
+    const next = words[0] === 'run' || words[0] === 'run-script' ? words[1] : words[0];
+    if (!m || next === undefined || words.length > (words[0] === next ? 1 : 2) || next === name)
+      return { text, via };
+    if (typeof scripts[next] !== 'string') return { text, via };
+    name = next;
+  }
+  return undefined;
+}
+
+/** Node flags that take their value as the next word (so that word is not a test path). */
+const NODE_VALUE_FLAGS = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--env-file',
+  '--test-reporter',
+  '--test-reporter-destination',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--test-concurrency',
+  '--test-timeout',
+  '--test-shard',
+  '--conditions',
+  '-C',
+  '--input-type',
+  '--stack-size',
+  '--max-old-space-size',
+  '--title',
+]);
+/** The preset writes these itself (its reporters), and a gate run never watches. */
+const NODE_PRESET_FLAGS = new Set(['--test', '--test-reporter', '--test-reporter-destination', '--watch']);
+
+/**
+ * The `node --test …` command of a script, if it runs one: what it adds to
+ * the node-test preset's own command (flags such as `--import tsx`, and the
+ * test paths it names), and what init cannot carry over (a glob node 20
+ * would not expand itself, a build step before it).
+ */
+function nodeTestCommand(text: string): { args: string[]; notes: string[]; command: string } | undefined {
+  const commands = scriptCommands(text);
+  const at = commands.findIndex((c) => {
+    const i = c.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    return c[i] === 'node' && c.includes('--test');
+  });
+  const words = commands[at];
+  if (words === undefined) return undefined;
+  const notes: string[] = [];
+  const first = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  const assignments = words.slice(0, first);
+  if (assignments.length > 0)
+    notes.push(
+      `scripts.test sets ${assignments.join(' ')} for node --test; add it to tests.env if the tests need it`,
+    );
+  if (at > 0)
+    notes.push(
+      `scripts.test runs \`${commands
+        .slice(0, at)
+        .map((c) => c.join(' '))
+        .join(' && ')}\` before node --test; if the tests need it (a build), add it to tests.setup`,
+    );
+  const args: string[] = [];
+  const rest = words.slice(first + 1);
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i] as string;
+    const eq = w.indexOf('=');
+    const flag = w.startsWith('-') && eq > 0 ? w.slice(0, eq) : w;
+    const takesNext = NODE_VALUE_FLAGS.has(flag) && eq < 0;
+    const value = takesNext ? rest[++i] : undefined;
+    if (NODE_PRESET_FLAGS.has(flag)) continue;
+    if (!w.startsWith('-') && /[*?[\]{}]/.test(w)) {
+      notes.push(
+        `scripts.test names the test files as the glob ${JSON.stringify(w)}, which the shell expands and node 20 does not, so it is left out of tests.args: node --test finds its test files itself (*.test.js, test/ folders…); if that is not what you run, list the files or folders in tests.args`,
+      );
+      continue;
+    }
+    // One word per flag: node-test puts the subset's flags before the test paths, telling them apart by the `-`.
+    args.push(value !== undefined ? `${w}=${value}` : w);
+  }
+  return { args, notes, command: words.join(' ') };
+}
+
+/** Test files of the repository that import node:test (for a package.json without scripts.test). */
+async function importsNodeTest(repoRoot: string): Promise<string | undefined> {
+  const TEST_FILE = /(?:^|[./_-])test(?:s)?\.[cm]?[jt]s$|^test[-_].*\.[cm]?[jt]s$/;
+  const IMPORT = /(?:from\s*|require\(\s*|import\(\s*)['"]node:test['"]/;
+  let seen = 0;
+  const walk = async (rel: string, inTests: boolean): Promise<string | undefined> => {
+    const entries = await readdir(path.join(repoRoot, rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries.sort((a, b) => byCodePoint(a.name, b.name))) {
+      if (seen > 500) return undefined;
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (e.name.startsWith('.') || (FIXTURE_SEARCH_SKIP as readonly string[]).includes(e.name)) continue;
+        const found = await walk(child, inTests || e.name === 'test' || e.name === 'tests');
+        if (found) return found;
+      } else if (e.isFile() && /\.[cm]?[jt]s$/.test(e.name) && (inTests || TEST_FILE.test(e.name))) {
+        seen++;
+        const text = await readText(path.join(repoRoot, child));
+        if (text !== undefined && IMPORT.test(text)) return child;
+      }
+    }
+    return undefined;
+  };
+  return walk('', false);
+}
+
 async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefined> {
   const text = await readText(path.join(repoRoot, 'package.json'));
   if (text === undefined) return undefined;
@@ -228,37 +368,58 @@ async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefi
     return `package.json is not valid JSON (${(err as Error).message}), so its test runner is unknown`;
   }
   const scripts = asRecord(pkg.scripts);
-  const script = typeof scripts.test === 'string' ? scripts.test : undefined;
+  const found = testScript(scripts);
+  const script = found?.text;
+  const scriptName = found ? `scripts.${found.via.join(' → scripts.')}` : 'scripts.test';
   const deps = { ...asRecord(pkg.dependencies), ...asRecord(pkg.devDependencies) };
   const depWhere = (name: string) =>
     name in asRecord(pkg.devDependencies) ? 'devDependencies' : 'dependencies';
-  let runner: (typeof JS_RUNNERS)[number] | undefined;
+  let runner: (typeof JS_RUNNERS)[number] | 'node-test' | undefined;
   let reason = '';
-  const inScript =
-    script === undefined ? [] : JS_RUNNERS.filter((r) => new RegExp(`\\b${r}\\b`).test(script));
+  const nodeTest = script === undefined ? undefined : nodeTestCommand(script);
+  const inScript = [
+    ...(script === undefined ? [] : JS_RUNNERS.filter((r) => new RegExp(`\\b${r}\\b`).test(script))),
+    ...(nodeTest ? (['node-test'] as const) : []),
+  ];
   const inDeps = JS_RUNNERS.filter((r) => r in deps);
   if (inScript.length === 1) {
     runner = inScript[0];
-    reason = `scripts.test runs ${runner} (${JSON.stringify(script)})`;
+    reason = `${scriptName} runs ${runner === 'node-test' ? 'node --test' : runner} (${JSON.stringify(script)})`;
   } else if (inScript.length === 0 && inDeps.length === 1) {
     runner = inDeps[0];
     reason = `found ${runner} in ${depWhere(runner as string)}`;
   } else if (inScript.length > 1 || inDeps.length > 1) {
     const names = inScript.length > 1 ? inScript : inDeps;
     return `package.json names more than one test runner (${names.join(', ')}), so tests.preset is not set; set it to the one your tests run with`;
+  } else if (script === undefined) {
+    const file = await importsNodeTest(repoRoot);
+    if (file === undefined) return undefined;
+    runner = 'node-test';
+    reason = `${file} imports node:test and package.json has no scripts.test`;
   } else {
-    return script !== undefined
-      ? `scripts.test (${JSON.stringify(script)}) runs none of vitest, jest, mocha, so tests is not set; set tests.command to the test command as argv, with {junit} where it writes a JUnit XML report`
-      : undefined;
+    return `${scriptName} (${JSON.stringify(script)}) runs none of vitest, jest, mocha, node --test, so tests is not set; set tests.command to the test command as argv, with {junit} where it writes a JUnit XML report`;
   }
   if (runner === undefined) return undefined;
   const notes: string[] = [];
-  const reporter = JS_REPORTER[runner];
+  const reporter = runner === 'node-test' ? undefined : JS_REPORTER[runner];
   if (reporter !== undefined && !(reporter in deps)) {
     return `${reason}, but the ${runner} preset writes its JUnit report with ${reporter}, which package.json does not list, so tests is not set; install it (npm install --save-dev ${reporter}) and run \`patchgate init --force\` again`;
   }
+  if (runner === 'node-test')
+    notes.push(
+      "the node-test preset reads node's own JUnit reporter, which needs Node 20.13 or later where `patchgate check` runs",
+    );
+  let args: Candidate['args'];
+  if (nodeTest) {
+    pushAll(notes, nodeTest.notes);
+    if (nodeTest.args.length > 0)
+      args = {
+        argv: nodeTest.args,
+        reason: `what ${scriptName} adds to node --test (\`${nodeTest.command}\`)`,
+      };
+  }
   const setup = await jsSetup(repoRoot, pkg, notes);
-  return [{ preset: runner, reason, ...(setup ? { setup } : {}), notes }];
+  return [{ preset: runner, reason, ...(setup ? { setup } : {}), ...(args ? { args } : {}), notes }];
 }
 
 /** The first `[section]` of an INI/TOML text, and whether it sets `key`. */
@@ -399,8 +560,9 @@ async function detectOthers(repoRoot: string, notes: string[]): Promise<Candidat
 
 /**
  * The test runner of a repository, from its manifests: package.json
- * (scripts.test, then dependencies: vitest, jest, mocha; the lockfile gives
- * the install command), pytest's configuration files, go.mod, Cargo.toml
+ * (what `npm test` runs: vitest, jest, mocha or `node --test`; then the
+ * dependencies; then test files importing node:test; the lockfile gives the
+ * install command), pytest's configuration files, go.mod, Cargo.toml
  * (with a nextest JUnit profile), pom.xml. Two runners from different
  * manifests are a choice for a human: nothing is written then.
  */
@@ -416,7 +578,7 @@ export async function detectTests(repoRoot: string): Promise<TestsDetection> {
   if (candidates.length === 0) {
     if (notes.length === 0)
       notes.push(
-        'found no test runner (package.json, pyproject.toml, setup.cfg, pytest.ini, tox.ini, go.mod, Cargo.toml, pom.xml), so the tests layers stay off; add a `tests` section (preset or command) to turn them on',
+        'found no test runner (package.json, pyproject.toml, setup.cfg, pytest.ini, tox.ini, go.mod, Cargo.toml, pom.xml, test files importing node:test), so the tests layers stay off; add a `tests` section (preset or command) to turn them on',
       );
     return { reasons: [], notes };
   }
@@ -439,6 +601,10 @@ export async function detectTests(repoRoot: string): Promise<TestsDetection> {
   if (c.env) {
     tests.env = { [c.env.name]: c.env.value };
     reasons.push({ key: `tests.env.${c.env.name}`, value: c.env.value, reason: c.env.reason });
+  }
+  if (c.args) {
+    tests.args = c.args.argv;
+    reasons.push({ key: 'tests.args', value: c.args.argv.join(' '), reason: c.args.reason });
   }
   return { tests, reasons, notes };
 }

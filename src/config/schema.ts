@@ -211,12 +211,32 @@ export const TEST_PRESETS = [
   'vitest',
   'jest',
   'mocha',
+  'node-test',
   'pytest',
   'go',
   'cargo-nextest',
   'maven',
   'generic',
 ] as const;
+
+/** Node options that take a value, which in node-test's `args` must be written `--flag=value`. */
+const NODE_VALUE_FLAGS = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--env-file',
+  '--test-reporter',
+  '--test-reporter-destination',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--test-concurrency',
+  '--test-timeout',
+  '--test-shard',
+  '--conditions',
+  '-C',
+]);
 
 const DEFAULT_LOCKFILES = [
   'package-lock.json',
@@ -232,6 +252,19 @@ const DEFAULT_LOCKFILES = [
   'go.sum',
 ];
 
+/** What declares dependencies where no lockfile pins them. */
+const DEFAULT_MANIFESTS = [
+  'package.json',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'Pipfile',
+  'Cargo.toml',
+  'go.mod',
+  'pom.xml',
+  'build.gradle',
+];
+
 const testsSchema = z
   .strictObject({
     preset: z.enum(TEST_PRESETS).optional().describe('A ready-made test command; `generic` needs `command`.'),
@@ -241,6 +274,20 @@ const testsSchema = z
       .optional()
       .describe(
         'The test command as argv, with {junit} (report path) and {tests} (a subset of test ids) placeholders.',
+      ),
+    args: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((a) => !a.includes('{junit}') && !a.includes('{tests}'), {
+            message:
+              'expected an argument of its own: {junit} and {tests} belong to the command, which places them',
+          }),
+      )
+      .optional()
+      .describe(
+        'Extra arguments for the preset\'s command (or `command`), inserted just before {tests}, e.g. ["-m", "not slow"] for pytest or ["--import", "tsx"] for node-test: extend a preset instead of copying its command. No {junit} or {tests}.',
       ),
     timeoutMs: z.int().min(1000).default(600_000).describe('Per test run.'),
     setup: z
@@ -260,7 +307,7 @@ const testsSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
       .default('PATCHGATE_TESTS_OVERRIDE')
       .describe(
-        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED), changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED) and, with weakened: reject, weakened tests (TEST_WEAKENED); listed in overrides, never printed.',
+        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED), changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED), production code that reaches into the tests (PRODUCTION_REACHES_TESTS) and, with weakened: reject, weakened tests (TEST_WEAKENED); listed in overrides, never printed.',
       ),
     network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
     weakened: z
@@ -276,15 +323,30 @@ const testsSchema = z
     reuse: z
       .strictObject({
         lockfiles: z.array(repoPath).default(DEFAULT_LOCKFILES),
+        manifests: z
+          .array(repoPath)
+          .default(DEFAULT_MANIFESTS)
+          .describe(
+            'Compared where neither checkout has any of the lockfiles: identical bytes, one install.',
+          ),
         dirs: z.array(repoPath).default(['node_modules']),
       })
-      .default({ lockfiles: DEFAULT_LOCKFILES, dirs: ['node_modules'] })
+      .default({ lockfiles: DEFAULT_LOCKFILES, manifests: DEFAULT_MANIFESTS, dirs: ['node_modules'] })
       .describe(
         'Installed dependency folders a checkout lends to the others when every lockfile is byte-identical: the base lends to the head and the overlay (never the other way); each folder is read-only to head code once its setup is done.',
       ),
   })
   .superRefine((t, ctx) => {
     if (!t.preset && !t.command) ctx.addIssue({ code: 'custom', message: 'needs a `preset` or a `command`' });
+    // node reads no option after its first test path, so node-test tells args' flags from paths by the `-`.
+    if (t.preset === 'node-test')
+      for (const [i, a] of (t.args ?? []).entries())
+        if (NODE_VALUE_FLAGS.has(a))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['args', i],
+            message: `write ${a} and its value as one argument, ${a}=VALUE: the node-test preset puts flags before the test paths in args, and a value on its own would be read as a test path`,
+          });
     if (t.preset === 'generic' && !t.command)
       ctx.addIssue({ code: 'custom', message: 'the generic preset needs a `command`' });
   })

@@ -31,6 +31,13 @@ export interface Freeze {
   /** The next step a human committed to. A freeze without one is only a skip. */
   action: string;
   source: FreezeSource;
+  /**
+   * `baseline`: the row was written by `patchgate baseline` for a failure or
+   * skip the suite already had when patchgate was adopted (the file's
+   * `"source": "baseline"`), and a human committed it after review. Shown as
+   * such in every report; it covers exactly what a row a human wrote covers.
+   */
+  origin?: 'baseline';
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

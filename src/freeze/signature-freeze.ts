@@ -25,7 +25,8 @@ import { type Freeze, isExpired } from './model.js';
  * `template` the hash was computed from (for the humans reviewing it), `kind`,
  * the `scheme` that normalized the message, `owner`, `reason`, `expires`,
  * `action`, and `example_test`, the test the row was recorded from (shown,
- * never matched on).
+ * never matched on), and `source`: `"baseline"` on a row `patchgate baseline`
+ * wrote for a failure the suite already had when patchgate was adopted.
  *
  * A row may also name `test`: then it covers that test only. A row whose
  * template is generic (a skip or failure with no text of its own, see
@@ -72,6 +73,12 @@ const rowSchema = z.strictObject({
   action: z.string().optional(),
   example_test: z.string().optional(),
   test: z.string().min(1).optional(),
+  source: z
+    .enum(['baseline'])
+    .optional()
+    .describe(
+      '"baseline": written by `patchgate baseline` for a failure or skip the suite already had when patchgate was adopted; reports show such rows as baseline rows. Absent for rows a human added.',
+    ),
 });
 
 export const signatureFreezeSchema = z.strictObject({
@@ -137,6 +144,7 @@ export function signatureRowToFreeze(row: SignatureFreezeRow, file: string): Fre
     expires: row.expires ?? '',
     action: row.action ?? '',
     source: row.line === undefined ? { file, index: row.index } : { file, index: row.index, line: row.line },
+    ...(row.source === 'baseline' ? { origin: 'baseline' as const } : {}),
   };
 }
 
@@ -264,6 +272,7 @@ function plainRow(r: SignatureRow): SignatureRow {
   if (r.action !== undefined) out.action = r.action;
   if (r.example_test !== undefined) out.example_test = r.example_test;
   if (r.test !== undefined) out.test = r.test;
+  if (r.source !== undefined) out.source = r.source;
   return out;
 }
 

@@ -23,6 +23,12 @@ export const stabilityFreezeSchema = z.strictObject({
       reason: nonBlank('why the test is frozen'),
       expires: freezeDate,
       action: nonBlank('the next step').describe('The next step; a freeze without one is a skip.'),
+      source: z
+        .enum(['baseline'])
+        .optional()
+        .describe(
+          '"baseline": written by `patchgate baseline` for a test that was already flaky when patchgate was adopted; reports show such rows as baseline rows. Absent for rows a human added.',
+        ),
     }),
   ),
 });
@@ -49,9 +55,32 @@ export function* parseStabilityFreezeSliced(
       expires: row.expires,
       action: row.action,
       source: { file, index, line: doc.locate(['freezes', index], false)?.line },
+      ...(row.source === 'baseline' ? { origin: 'baseline' as const } : {}),
     });
   }
   return out;
+}
+
+export type StabilityFreezeRow = StabilityFreeze['freezes'][number];
+
+/**
+ * The file's text for these rows, the way every writer writes it: `$schema`
+ * first when there is one, the fields of a row in a fixed order, two-space
+ * indent, final newline.
+ */
+export function formatStabilityFreeze(f: {
+  $schema?: string;
+  freezes: readonly StabilityFreezeRow[];
+}): string {
+  const freezes = f.freezes.map((r) => ({
+    test: r.test,
+    owner: r.owner,
+    reason: r.reason,
+    expires: r.expires,
+    action: r.action,
+    ...(r.source !== undefined ? { source: r.source } : {}),
+  }));
+  return `${JSON.stringify({ ...(f.$schema !== undefined ? { $schema: f.$schema } : {}), freezes }, null, 2)}\n`;
 }
 
 /** {@link parseStabilityFreezeSliced} in one go. */

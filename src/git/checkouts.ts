@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { Git } from './git.js';
+import { type MissingSubmodule, submoduleGitDir } from './submodules.js';
 import { listTree, type TreeEntry } from './tree.js';
 
 /**
@@ -94,12 +95,15 @@ function readBlobs(
   });
 }
 
-/** Writes the files of `treeish` under `dir` (which must exist and be empty), modes and symlinks included. */
-export async function materializeTree(git: Git, treeish: string, dir: string): Promise<void> {
-  // A committed node_modules is never what runs: dependencies come from an install or the base's own.
-  const entries = (await listTree(git, treeish)).filter(
-    (e) => e.type === 'blob' && !e.path.split('/').includes('node_modules'),
-  );
+/**
+ * Writes the files of `treeish` under `dir` (which must exist and be empty),
+ * modes and symlinks included, and each submodule's files from its own
+ * object store where the repository has its commit. Returns the submodules it
+ * could not write.
+ */
+export async function materializeTree(git: Git, treeish: string, dir: string): Promise<MissingSubmodule[]> {
+  const all = await listTree(git, treeish);
+  const entries = all.filter((e) => e.type === 'blob' && !e.path.split('/').includes('node_modules'));
   const made = new Set<string>();
   const ensureDir = async (rel: string) => {
     const d = path.posix.dirname(rel);
@@ -121,6 +125,27 @@ export async function materializeTree(git: Git, treeish: string, dir: string): P
       }
     },
   );
+  const missing: MissingSubmodule[] = [];
+  for (const link of all.filter((e) => e.type === 'commit' && !e.path.split('/').includes('node_modules'))) {
+    const target = path.join(dir, link.path);
+    await mkdir(target, { recursive: true });
+    const moduleDir = await submoduleGitDir(git, treeish, link.path);
+    const sub = moduleDir === undefined ? undefined : git.at(moduleDir);
+    if (sub === undefined || (await sub.try(['cat-file', '-e', `${link.sha}^{commit}`])).code !== 0) {
+      missing.push({
+        path: link.path,
+        commit: link.sha,
+        why:
+          moduleDir === undefined
+            ? 'the repository has no clone of this submodule (`git submodule update --init` was not run)'
+            : `the submodule's clone (${moduleDir}) does not have this commit (fetch it: \`git submodule update --init\`)`,
+      });
+      continue;
+    }
+    for (const m of await materializeTree(sub, link.sha, target))
+      missing.push({ ...m, path: `${link.path}/${m.path}` });
+  }
+  return missing;
 }
 
 const PREFIX = 'patchgate-';
@@ -141,13 +166,20 @@ export class Checkouts {
     return parent;
   }
 
-  /** A checkout of `treeish` (a commit or a tree), in a folder of its own. */
+  private readonly missing = new Map<string, MissingSubmodule[]>();
+
+  /** A checkout of `treeish` (a commit or a tree), in a folder of its own, its submodules included. */
   async add(treeish: string, label: string): Promise<string> {
     const parent = await this.folder(label);
     const dir = path.join(parent, 'tree');
     await mkdir(dir);
-    await materializeTree(this.git, treeish, dir);
+    this.missing.set(dir, await materializeTree(this.git, treeish, dir));
     return dir;
+  }
+
+  /** The submodules of the checkout at `dir` whose files could not be written (their folders are empty). */
+  missingSubmodules(dir: string): readonly MissingSubmodule[] {
+    return this.missing.get(dir) ?? [];
   }
 
   /** A temp folder removed with the checkouts, for logs nobody asked to keep. */

@@ -65,7 +65,8 @@ function shownCommands(commands: readonly string[]): string {
   return commands.map((c) => `\`${c}\``).join(', then ');
 }
 
-async function resolveCommit(git: Git, ref: string, what: 'base' | 'head'): Promise<string> {
+/** The commit `ref` names; a usage, shallow-clone or unknown-revision error that says how to fix it otherwise. */
+export async function resolveCommit(git: Git, ref: string, what: 'base' | 'head' | 'rev'): Promise<string> {
   if (ref.startsWith('-')) throw new InputError('USAGE', `--${what} must be a revision, got '${ref}'`);
   const r = await git.try(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (r.code === 0) return r.stdout.trim();
@@ -73,13 +74,13 @@ async function resolveCommit(git: Git, ref: string, what: 'base' | 'head'): Prom
     const { commands, thenUse } = await fetchCommands(git, ref);
     throw new InputError(
       'SHALLOW_HISTORY',
-      `${what} revision '${ref}' is not in this shallow clone. Fetch it first: ${shownCommands(commands)}${thenUse ? `, and pass --${what} ${thenUse}` : ''} (in CI: check out with fetch-depth: 0).`,
+      `${what === 'rev' ? 'the' : what} revision '${ref}' is not in this shallow clone. Fetch it first: ${shownCommands(commands)}${thenUse ? `, and pass --${what} ${thenUse}` : ''} (in CI: check out with fetch-depth: 0).`,
       { ref, commands },
     );
   }
   throw new InputError(
     'UNKNOWN_REVISION',
-    `unknown ${what} revision '${ref}': git cannot resolve it to a commit`,
+    `unknown ${what === 'rev' ? '' : `${what} `}revision '${ref}': git cannot resolve it to a commit`,
     { ref },
   );
 }

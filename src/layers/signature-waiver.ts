@@ -24,5 +24,6 @@ export function waivedBySignature(
       row.line === undefined
         ? { file: freezeFile, index: row.index }
         : { file: freezeFile, index: row.index, line: row.line },
+    ...(row.source === 'baseline' ? { origin: 'baseline' as const } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { FrozenContracts } from '../config/frozen-contracts.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
+import type { MissingSubmodule } from '../git/submodules.js';
 import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -36,6 +37,8 @@ export interface Revision {
   root: string;
   /** A file as the revision has it in git's objects, which head code cannot reach; undefined when absent. */
   readCommitted(file: string): Promise<string | undefined>;
+  /** Submodules whose commit the repository does not have: their folders in the checkout are empty. */
+  missingSubmodules?: readonly MissingSubmodule[];
 }
 
 /** A contract file a layer reads from the base; the contracts layer protects it. */
@@ -127,6 +130,8 @@ export interface FrozenItem {
   expires: string;
   action: string;
   source: { file: string; index: number; line?: number };
+  /** `baseline`: the row was written by `patchgate baseline` (and committed by a human), not by hand. */
+  origin?: 'baseline';
 }
 
 /**

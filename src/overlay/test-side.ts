@@ -82,6 +82,17 @@ export const PRESET_TEST_PATHS: Readonly<Record<string, readonly string[]>> = {
     '**/jest-preset.*',
   ],
   mocha: [...COMMON, ...JS_TESTS, ...JS_TOOLING, '**/.mocharc', '**/.mocharc.*'],
+  // What `node --test` finds without arguments (Node 20): these names, and every file under a `test` folder.
+  'node-test': [
+    ...COMMON,
+    ...JS_TESTS,
+    ...JS_TOOLING,
+    '**/test/**',
+    '**/*-test.{js,mjs,cjs}',
+    '**/*_test.{js,mjs,cjs}',
+    '**/test-*.{js,mjs,cjs}',
+    '**/test.{js,mjs,cjs}',
+  ],
   pytest: [...COMMON, '**/test_*.py', '**/*_test.py', ...PYTHON_START, 'testing/**'],
   go: ['**/*_test.go', '**/testdata/**'],
   'cargo-nextest': ['tests/**', '.config/nextest.toml', 'benches/**'],

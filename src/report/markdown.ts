@@ -148,13 +148,15 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
   const tail: string[] = [];
   if (card.frozen.length > 0) {
     tail.push('');
-    tail.push('**Frozen** (human-owned freezes; never counted as a hit or a pass):');
+    tail.push(
+      '**Frozen** (human-owned freezes; never counted as a hit or a pass; a baseline row was written by `patchgate baseline` for what the suite already failed or skipped at adoption):',
+    );
     tail.push('');
     tail.push('| layer | covers | cause or signature | owner | expires | action |');
     tail.push('| --- | --- | --- | --- | --- | --- |');
     for (const z of card.frozen.slice(0, 50)) {
       tail.push(
-        `| ${mdProse(z.layer)} | ${mdCode(shorten(z.covers, 100))} | ${(z.cause ?? z.matched) ? mdCode(shorten(z.cause ?? z.matched ?? '', 100)) : ''} | ${mdCode(z.owner)} | ${mdCode(z.expires)} | ${mdCode(shorten(z.action, 120))} |`,
+        `| ${mdProse(z.origin === 'baseline' ? `${z.layer} (baseline row)` : z.layer)} | ${mdCode(shorten(z.covers, 100))} | ${(z.cause ?? z.matched) ? mdCode(shorten(z.cause ?? z.matched ?? '', 100)) : ''} | ${mdCode(z.owner)} | ${mdCode(z.expires)} | ${mdCode(shorten(z.action, 120))} |`,
       );
     }
     if (card.frozen.length > 50)

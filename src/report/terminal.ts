@@ -120,7 +120,7 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
     lines.push(c.cyan(`frozen (${card.frozen.length}) — not counted as hits or passes:`));
     for (const z of card.frozen) {
       const text = t(
-        `${z.layer} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''}${z.matched ? ` matched=${JSON.stringify(z.matched)}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
+        `${z.layer}${z.origin === 'baseline' ? ' (baseline row)' : ''} ${z.covers}${z.cause ? ` cause=${z.cause}` : ''}${z.matched ? ` matched=${JSON.stringify(z.matched)}` : ''} owner=${z.owner} expires=${z.expires} action: ${z.action}`,
       );
       pushAll(lines, wrapWords(text, { width, indent: 2, hanging: 4 }));
     }

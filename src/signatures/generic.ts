@@ -2,7 +2,7 @@
  * Whether a signature template says anything of its own. Runners write many
  * failures and skips with no text a human wrote: vitest and jest skip with no
  * message, pytest's bare `@pytest.mark.skip` says "unconditional skip", JUnit
- * 5 says "This test was disabled.". Every such skip of every test has the same
+ * 5 says "This test was disabled.", node:test says "true". Every such skip of every test has the same
  * template, so a row frozen by the hash of one would cover all of them. A
  * generic template therefore only ever covers the test a row names.
  *
@@ -56,6 +56,8 @@ const BOILERPLATE = new Set([
   'to',
   'todo',
   'traceback',
+  // node:test writes `message="true"` for `{ skip: true }` and `{ todo: true }`.
+  'true',
   'unconditional',
   'unconditionally',
   'user',

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { INVOICE, sha256 } from '../helpers/fixture-repo.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';
@@ -76,11 +76,12 @@ describe('patchgate init', () => {
     expect((await runCli(['init', '--force'], { cwd: repo.dir })).code).toBe(0);
   });
 
-  it('says what to pass when no fixture folder is found', async () => {
+  it('still stops on a --root that does not exist', async () => {
     const repo = GitDir.create({ 'src/a.ts': 'x' });
-    const r = await runCli(['init'], { cwd: repo.dir });
+    const r = await runCli(['init', '--root', 'tests/artifacts'], { cwd: repo.dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('pass --root DIR');
+    expect(r.stderr).toContain('--root tests/artifacts does not exist');
+    expect(existsSync(repo.path('patchgate.config.json'))).toBe(false);
   });
 
   it('rejects a bad --format and a --root that escapes the repo', async () => {

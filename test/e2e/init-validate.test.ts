@@ -42,7 +42,9 @@ describe('patchgate init on a new repository', () => {
     expect(r.stdout).toContain(
       'git add patchgate.config.json FIXTURE_LOCK.json flake_signatures.json stability_freeze.json && git commit -m "patchgate: init"',
     );
-    expect(r.stdout).toMatch(/^ {2}npx patchgate check --base origin\/main$/m);
+    // No remote here: the hint's branch is the current one's name, and says it is a guess.
+    expect(r.stdout).toMatch(/^ {2}npx patchgate check --base main$/m);
+    expect(r.stdout).toContain('(main is a guess: this clone has no origin/HEAD');
 
     const config = json(repo, 'patchgate.config.json');
     expect(config.$schema).toBe('./node_modules/patchgate/schema/patchgate.config.schema.json');
@@ -89,7 +91,7 @@ describe('patchgate init on a new repository', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('tests.preset: pytest (found [tool.pytest.ini_options] in pyproject.toml)');
     expect(r.stdout).toContain('tests.env.PYTHONPATH: src (found src/invoice/__init__.py: a src layout');
-    expect(r.stdout).toContain('npx --yes patchgate check --base origin/main');
+    expect(r.stdout).toContain('npx --yes patchgate check --base main');
     expect(r.stdout).toContain('no package.json here');
     const config = json(repo, 'patchgate.config.json');
     expect(config.tests).toEqual({ preset: 'pytest', env: { PYTHONPATH: 'src' } });

@@ -183,6 +183,23 @@ describe('every file vitest reads is test side', { timeout: 240_000 }, () => {
     expect(String(f?.evidence.next)).toContain('tests.paths');
   });
 
+  it('only warns about a module alias computed by a call (its targets are production code), as eemeli/yaml writes it', async () => {
+    const repo = priceRepo({
+      'vitest.config.ts':
+        "import { resolve } from 'node:path';\nconst at = (name: string) => resolve(import.meta.dirname, 'src', name + '.ts');\nexport default { test: { alias: { price: at('price') } } };\n",
+    });
+    patch(
+      repo,
+      { 'src/price.ts': 'export const net = (gross: number) => gross - gross / 5;\n' },
+      'agent: simpler',
+    );
+    const r = await judge(repo);
+    expect(r.card.verdict).toBe('accept');
+    const f = r.card.findings.find((x) => x.code === 'TEST_CONFIG_UNREAD');
+    expect(f).toMatchObject({ severity: 'warn', evidence: expect.objectContaining({ key: 'test.alias' }) });
+    expect(String(f?.evidence.next)).toMatch(/an alias to production code needs nothing/);
+  });
+
   it('only warns about an unreadable value when the base config lists the test side itself', async () => {
     const repo = priceRepo({
       'patchgate.config.json': JSON.stringify({

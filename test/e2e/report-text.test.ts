@@ -41,6 +41,8 @@ describe('reports carry the head text as text (a real vitest run)', { timeout: 1
     const failure = card.findings.find((f) => f.code === 'UNKNOWN_FAILURE_SIGNATURE');
     // The scorecard is data: it keeps what the runner reported (vitest's JUnit writer drops C1 controls itself).
     expect(String(failure?.evidence.test)).toContain('\u202egnissap ##[add-mask]gate');
+    // vitest's JUnit drops U+009B from the name, so no rerun can select the test: the failure stands, never a flake.
+    expect(failure?.evidence.class).toBe('unconfirmed');
 
     const summary = readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8');
     expect(summary).toContain(MARK);

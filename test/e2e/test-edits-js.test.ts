@@ -142,6 +142,7 @@ describe('vitest + fast-check: the finding names the edit that hid it', { timeou
       `// Vitest Snapshot v1, https://vitest.dev/guide/snapshot.html\n\nexports[\`renders the price 1\`] = \`"<b>${v}</b>"\`;\n`;
     const r0 = repo({
       'src/render.ts':
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the code under test holds a template literal
         "import { net } from './calc.js';\nexport const render = (g: number) => `<b>${net(g)}</b>`;\n",
       'test/render.test.ts':
         "import { expect, it } from 'vitest';\nimport { render } from '../src/render.js';\nit('renders the price', () => { expect(render(100)).toMatchSnapshot(); });\n",

@@ -91,7 +91,8 @@ printf '%s' "<?xml version=\\"1.0\\"?><testsuite name=\\"s\\"><testcase classnam
     const r = await judge(repo, ['--all-layers']);
     expect(r.code).toBe(2);
     expect(r.card.findings.map((f) => f.code)).not.toContain('NEW_FLAKE');
-    expect(r.error).toMatchObject({ code: 'TESTS_RUN_FAILED', layer: 'stability' });
+    // The signatures layer's reruns meet the refusal first; the stability layer's would too.
+    expect(r.error).toMatchObject({ code: 'TESTS_RUN_FAILED', layer: 'signatures' });
     expect(r.error?.evidence.output).toContain('ERROR: file or directory not found');
   });
 });

@@ -1,8 +1,8 @@
-import { access, mkdir, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeownersSnippet } from '../../config/codeowners.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
-import { CONTRACT_JSON_SCHEMAS, installedSchemaRef } from '../../config/contract-schemas.js';
+import { CONTRACT_JSON_SCHEMAS, installedSchemaRef, schemaForRole } from '../../config/contract-schemas.js';
 import {
   type Detection,
   detectFixtureRoots,
@@ -21,6 +21,7 @@ import {
 import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '../../config/schema.js';
 import { validateContractFile } from '../../config/validate.js';
 import { ContractFileError, InputError } from '../../errors.js';
+import { defaultBase } from '../../git/default-branch.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
@@ -31,6 +32,8 @@ import { LAYERS } from '../../pipeline.js';
 import { pushAll } from '../../util/arrays.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import { TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
+import { writeFileAtomic } from '../atomic-write.js';
+import { type BaselineFlowResult, prepareBaseline } from '../baseline-flow.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
@@ -71,7 +74,9 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const { values } = parsed;
   const format = values.format as ConfigFormat;
   if (!(format in CONFIG_FILE_FOR)) throw usage(`--format must be json, yaml or ts, got '${values.format}'`);
-  const repoRoot = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
+  const git0 = Git.forEnv(execFile, io.cwd, io.env, io.signal);
+  const repoRoot = await findRepoRoot(git0);
+  const git = git0.at(repoRoot);
   const out = (line = '') => io.stdout.write(`${line}\n`);
   // Sentences wrap at the terminal's width, between words; commands stay on one line to be pasted.
   const say = (line: string) => {
@@ -108,12 +113,8 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     roots = detected.map((d) => d.value);
     for (const d of detected) found.push(`found fixture folder ${d.value} (${d.reason})`);
   }
-  if (roots.length === 0) {
-    throw new InputError(
-      'FIXTURE_ROOT_MISSING',
-      `no fixture folder found (looked at any depth for folders named ${FIXTURE_FOLDER_NAMES.join(', ')}, outside node_modules, vendor, dist, build and hidden folders); pass --root DIR for each folder of fixtures`,
-    );
-  }
+  // No fixture folder is no reason to write nothing: the other layers are set up, and the note says how to add one.
+  const fixturesOn = roots.length > 0;
 
   const canonical: { file: string; digest: string }[] = [];
   if (await isFile(path.join(repoRoot, 'fixtures/lock.json'))) {
@@ -146,12 +147,14 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const pythonPath = tests.tests?.env?.PYTHONPATH;
   const pytestRows = tape?.rows.some((r) => r.runner === 'pytest') ?? false;
   const input: PatchgateConfigInput = {
-    fixtures: {
-      roots,
-      lock: 'FIXTURE_LOCK.json',
-      ...(values.owner ? { owner: values.owner } : {}),
-      canonical,
-    },
+    fixtures: fixturesOn
+      ? {
+          roots,
+          lock: 'FIXTURE_LOCK.json',
+          ...(values.owner ? { owner: values.owner } : {}),
+          canonical,
+        }
+      : { enabled: false },
     ...(seedsOn
       ? {
           seeds: {
@@ -171,8 +174,13 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   };
   const config = configSchema.parse(input);
   const configFile = CONFIG_FILE_FOR[format];
+  if (!fixturesOn)
+    notes.push(
+      `found no fixture folder (looked at any depth for folders named ${FIXTURE_FOLDER_NAMES.join(', ')}, outside node_modules, vendor, dist, build and hidden folders), so the fixtures layer is off ("fixtures": {"enabled": false}). To lock golden files later: set "fixtures": {"roots": ["DIR"]} in ${configFile} (each folder or file of fixtures, repo-relative), run \`patchgate lock\` to write FIXTURE_LOCK.json, and commit both in a human commit; or run \`patchgate init --force --root DIR\``,
+    );
   const existing = [...existingConfigs];
-  if (await exists(path.join(repoRoot, config.fixtures.lock))) existing.push(config.fixtures.lock);
+  if (fixturesOn && (await exists(path.join(repoRoot, config.fixtures.lock))))
+    existing.push(config.fixtures.lock);
   if (existing.length > 0 && !values.force) {
     throw new InputError(
       'ALREADY_EXISTS',
@@ -200,15 +208,27 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     toWrite.push({ file: c.path, role: c.role, text: emptyContractText(c.role, c.path, { schema: js }) });
   }
 
+  // The baseline runs before anything is written: a refused baseline leaves the repository as it was.
+  const baseline = values.baseline
+    ? await initBaseline({ io, git, config, values, js, toWrite, kept, repoRoot })
+    : undefined;
+
   const lockSchema = CONTRACT_JSON_SCHEMAS.find((s) => s.role === 'fixtures.lock')?.file;
-  const result = await relockFixtures({
-    repoRoot,
-    config,
-    owner: values.owner,
-    fresh: true,
-    ...(js && lockSchema ? { schema: installedSchemaRef(config.fixtures.lock, lockSchema) } : {}),
-  });
+  const result = fixturesOn
+    ? await relockFixtures({
+        repoRoot,
+        config,
+        owner: values.owner,
+        fresh: true,
+        ...(js && lockSchema ? { schema: installedSchemaRef(config.fixtures.lock, lockSchema) } : {}),
+      })
+    : undefined;
   await writeFile(path.join(repoRoot, configFile), renderConfig(input, format, { schema: js }));
+  for (const w of baseline?.writes ?? []) {
+    const planned = toWrite.find((t) => t.file === w.file);
+    if (planned) planned.text = w.text;
+    else await writeFileAtomic(path.join(repoRoot, w.file), w.text, w.file);
+  }
   for (const w of toWrite) {
     await mkdir(path.dirname(path.join(repoRoot, w.file)), { recursive: true });
     await writeFile(path.join(repoRoot, w.file), w.text);
@@ -228,35 +248,107 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   for (const note of notes) say(`note: ${note}`);
   out();
   out(`wrote ${configFile}`);
-  say(`wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})`);
-  for (const c of result.canonical) out(`wrote ${c.digestFile} (canonical digest of ${c.file})`);
-  for (const w of toWrite) say(`wrote ${w.file} (${EMPTY_WHAT[w.role] ?? w.role})`);
-  for (const k of kept) out(`kept ${k} (already there and valid)`);
+  if (result) {
+    say(`wrote ${result.lockFile} (${result.changes.length} fixture file(s) under ${roots.join(', ')})`);
+    for (const c of result.canonical) out(`wrote ${c.digestFile} (canonical digest of ${c.file})`);
+  }
+  const baselined = new Set(baseline?.writes.map((w) => w.file) ?? []);
+  for (const w of toWrite)
+    say(
+      `wrote ${w.file} (${baselined.has(w.file) ? "with the baseline's rows, below" : (EMPTY_WHAT[w.role] ?? w.role)})`,
+    );
+  for (const k of kept)
+    out(`${baselined.has(k) ? 'added the baseline rows to' : 'kept'} ${k} (already there and valid)`);
+  if (baseline) {
+    out();
+    for (const line of baseline.lines) out(line);
+  }
 
   const written = [
     configFile,
-    result.lockFile,
-    ...result.canonical.map((c) => c.digestFile),
+    ...(result ? [result.lockFile, ...result.canonical.map((c) => c.digestFile)] : []),
     ...toWrite.map((w) => w.file),
     ...kept,
   ];
+  const base = await defaultBase(git);
   out();
-  say('Next: commit these in a human commit, separate from any agent diff, then run the gate on a patch:');
+  say(
+    baseline && baseline.writes.length > 0
+      ? 'Next: review the baseline rows above, commit these in a human commit, separate from any agent diff, then run the gate on a patch:'
+      : 'Next: commit these in a human commit, separate from any agent diff, then run the gate on a patch:',
+  );
   out(`  ${shellCommand(['git', 'add', ...written])} && git commit -m "patchgate: init"`);
+  const check = `patchgate check --base ${shellCommand([base.ref])}`;
   if (js) {
-    out('  npx patchgate check --base origin/main');
+    out(`  npx ${check}`);
   } else {
-    out('  npx --yes patchgate check --base origin/main');
+    out(`  npx --yes ${check}`);
     for (const l of wrapWords(
       '(patchgate runs on Node.js 20 or later; with no package.json here, npx fetches it, or install it once with `npm install --global patchgate`)',
       { width: TERMINAL_WIDTH, indent: 2, hanging: 3 },
     ))
       out(l);
   }
+  if (base.from === 'fallback')
+    say(
+      `(${base.ref} is a guess: this clone has no origin/HEAD and the branch has no upstream; pass the branch patches target as --base)`,
+    );
+  if (!baseline && tests.tests)
+    say(
+      "If the suite already fails or skips tests, run `patchgate baseline` on the main branch after this commit: it freezes those as rows for a human's review, so they do not reject every patch.",
+    );
   say('Run `patchgate validate` after editing the config or a contract file, before committing the edit.');
   if (values.codeowners) {
     out();
     io.stdout.write(codeownersSnippet({ contracts, protect: config.contracts.protect, owner: values.owner }));
   }
   return 0;
+}
+
+/**
+ * `init --baseline`: the suite of HEAD run before anything is written, with
+ * the config init is about to write, and its rows put in the freeze files
+ * init writes (or into the ones it keeps).
+ */
+async function initBaseline(opts: {
+  io: CliIO;
+  git: Git;
+  config: PatchgateConfig;
+  values: Record<string, unknown>;
+  js: boolean;
+  toWrite: readonly { file: string; role: string; text: string }[];
+  kept: readonly string[];
+  repoRoot: string;
+}): Promise<BaselineFlowResult> {
+  const { io, git, config, values, js, toWrite } = opts;
+  if (!config.tests)
+    throw new InputError(
+      'BASELINE_REFUSED',
+      'init --baseline: no test runner was found, so there is no suite to run; set up `tests` first (see the notes of `patchgate init`)',
+    );
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  return prepareBaseline({
+    io,
+    git,
+    config,
+    flags: {
+      rev: 'HEAD',
+      runs: str('runs') ?? '2',
+      days: str('days') ?? '90',
+      maxRows: str('max-rows') ?? '100',
+      ...(str('expires') !== undefined ? { expires: str('expires') as string } : {}),
+      ...(str('owner') !== undefined ? { owner: str('owner') as string } : {}),
+      ...(str('today') !== undefined ? { today: str('today') as string } : {}),
+    },
+    // The empty files init is about to write are what the baseline adds to; the ones it keeps are read.
+    readFile: async (file) => {
+      const planned = toWrite.find((w) => w.file === file);
+      if (planned) return planned.text;
+      return readFile(path.join(opts.repoRoot, file), 'utf8').catch(() => undefined);
+    },
+    schemaFor: (role, file) => {
+      const entry = schemaForRole(role);
+      return js && entry ? installedSchemaRef(file, entry.file) : undefined;
+    },
+  });
 }

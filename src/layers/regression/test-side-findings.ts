@@ -18,7 +18,9 @@ export function testSideFindings(ctx: LayerContext, layer: string): Finding[] {
     findings.push({
       code: 'TEST_CONFIG_UNREAD',
       layer,
-      severity: owned ? 'warn' : 'error',
+      // A module alias the gate cannot read redirects to production code unless it names a stub: worth a
+      // reviewer's look, not a run the gate cannot decide (a repository's first run must not stop there).
+      severity: owned || u.mapping ? 'warn' : 'error',
       message: `${u.file}:${u.line}: ${u.key}: the gate cannot read ${JSON.stringify(u.value)} (${u.why}), so it cannot tell which files the runner loads from it${owned ? '; tests.paths in the base config is the test side' : ''}`,
       evidence: {
         path: u.file,
@@ -28,7 +30,9 @@ export function testSideFindings(ctx: LayerContext, layer: string): Finding[] {
         why: u.why,
         next: owned
           ? 'check that tests.paths covers the files this value names'
-          : 'write the value as literal paths (or path.join / new URL with literal parts), or list the test side, these files included, in tests.paths of the base config',
+          : u.mapping
+            ? 'if this alias points at a test stub, write its target as a literal path or list it in tests.paths; an alias to production code needs nothing'
+            : 'write the value as literal paths (or path.join / new URL with literal parts), or list the test side, these files included, in tests.paths of the base config',
       },
     });
   const changed = new Map<string, string>();

@@ -9,10 +9,13 @@ import {
   rowStatus,
   rowsMatching,
 } from '../../freeze/signature-freeze.js';
+import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
 import { assertionText } from '../../junit/assertion-text.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { pushAll } from '../../util/arrays.js';
+import { classifyFailures, type NewFailure } from '../failure-class.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
@@ -90,6 +93,8 @@ export const signaturesLayer: Layer = {
     const frozen: FrozenItem[] = [];
     // Rows matched by wording: each waives its failure only once the base or a rerun shows it was there.
     const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string }[] = [];
+    // Failures no row covers: rerun before they are named.
+    const unmatched: Unmatched[] = [];
     const check = (
       t: TestOutcome,
       kind: string,
@@ -104,26 +109,22 @@ export const signaturesLayer: Layer = {
         return;
       }
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);
-      // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
-      const text = assertionText({ message, ...(body !== undefined ? { body } : {}) }) || sig.template;
+      if (code === 'UNKNOWN_FAILURE_SIGNATURE') {
+        // Named only once reruns say what it is.
+        unmatched.push({ test: t, kind, message, why, ...(body !== undefined ? { body } : {}) });
+        return;
+      }
       findings.push(
-        f(
-          code,
-          code === 'UNFROZEN_SKIP'
-            ? `test ${t.id} was ${kind} without a matching freeze row${why}: a skip is a fail`
-            : `test ${t.id} failed with a signature no freeze row covers${why}: ${text}`,
-          {
-            test: t.id,
-            kind,
-            ...(code === 'UNKNOWN_FAILURE_SIGNATURE' ? { text } : {}),
-            template: sig.template,
-            sha256: sig.sha256,
-            message,
-            file: t.file,
-            freeze: cfg.freeze,
-            next: `if this is a known failure, a human freezes it: patchgate signatures add --from <report.xml> --test '${t.id}' --owner WHO --expires YYYY-MM-DD --action TEXT`,
-          },
-        ),
+        f(code, `test ${t.id} was ${kind} without a matching freeze row${why}: a skip is a fail`, {
+          test: t.id,
+          kind,
+          template: sig.template,
+          sha256: sig.sha256,
+          message,
+          file: t.file,
+          freeze: cfg.freeze,
+          next: `if this is a known failure, a human freezes it: patchgate signatures add --from <report.xml> --test '${t.id}' --owner WHO --expires YYYY-MM-DD --action TEXT`,
+        }),
       );
     };
     for (const t of run.tests) {
@@ -137,6 +138,7 @@ export const signaturesLayer: Layer = {
         check(t, skipKind(t.skipped, t.status), t.skipped?.message ?? '', 'UNFROZEN_SKIP');
       }
     }
+    if (unmatched.length > 0) pushAll(findings, await nameNewFailures(ctx, cfg, unmatched, frozen));
     if (matched.length > 0) {
       const side = testSideFor(ctx.config, ctx.overlay.named);
       const found = await excuses({
@@ -188,3 +190,134 @@ export const signaturesLayer: Layer = {
     return { findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests), frozen };
   },
 };
+
+/**
+ * What each failure no row covers is, once reruns said: pre-existing or
+ * deterministic (UNKNOWN_FAILURE_SIGNATURE, with the class and the reruns in
+ * the evidence), or intermittent: NEW_FLAKE when the base's reruns beside it
+ * are stable, a pre-existing flake (frozen by the stability freeze, else
+ * PREEXISTING_FLAKE_UNFROZEN) when the base flakes too.
+ */
+/** A failure no row covers, with the body the runner wrote beside its message (for the finding's text). */
+type Unmatched = NewFailure & { why: string; body?: string };
+
+const BASE_SAYS: Record<string, string> = {
+  passed: 'passes it (a regression)',
+  failed: 'fails it another way',
+  skipped: 'skips it',
+  absent: 'does not have it',
+};
+
+async function nameNewFailures(
+  ctx: LayerContext,
+  cfg: NonNullable<PatchgateConfig['signatures']>,
+  unmatched: readonly Unmatched[],
+  frozen: FrozenItem[],
+): Promise<Finding[]> {
+  const tests = ctx.tests;
+  if (!tests) return [];
+  const classes = await classifyFailures({ tests, scheme: cfg.scheme, failures: unmatched });
+  const stability = ctx.config.stability?.enabled
+    ? await readStabilityFreeze(
+        ctx.frozen.base,
+        ctx.config.stability.freeze,
+        'the base revision',
+        contractReadOptions(ctx.config, ctx.signal),
+      )
+    : undefined;
+  const findings: Finding[] = [];
+  const flakes = new Set<string>();
+  for (const [i, u] of unmatched.entries()) {
+    const c = classes[i]!;
+    const t = u.test;
+    const sig = failureSignature(u.kind, u.message, cfg.scheme);
+    const ev = {
+      test: t.id,
+      kind: u.kind,
+      template: sig.template,
+      sha256: sig.sha256,
+      message: u.message,
+      file: t.file,
+    };
+    if (c.kind === 'intermittent') {
+      if (flakes.has(t.id)) continue;
+      flakes.add(t.id);
+      // The stability layer's words for the same facts: one code, one shape of evidence.
+      const runs = {
+        headRuns: ['failed', ...c.reruns],
+        ...(c.onBase ? { baseRuns: c.baseRuns } : { base: 'its file does not exist in the base revision' }),
+      };
+      if (c.baseFlaky) {
+        const row = stability ? coveringFreeze(stability, t.id, ctx.today) : undefined;
+        if (row) {
+          frozen.push({
+            layer: LAYER,
+            covers: t.id,
+            owner: row.owner,
+            expires: row.expires,
+            action: row.action,
+            source: row.source,
+            excused: 'intermittent on the base too',
+          });
+          continue;
+        }
+        findings.push(
+          f(
+            'PREEXISTING_FLAKE_UNFROZEN',
+            `test ${t.id} failed once (${sig.template}) and passed on a rerun; it is flaky on the base too (${c.baseRuns.join(', ')}), and no freeze row covers it`,
+            {
+              ...ev,
+              ...runs,
+              next: `a human freezes the flake in ${ctx.config.stability?.freeze ?? 'stability_freeze.json'} with an owner, a reason and an expiry, or fixes it`,
+            },
+          ),
+        );
+        continue;
+      }
+      findings.push(
+        f(
+          'NEW_FLAKE',
+          `test ${t.id} failed (${sig.template}) and then passed on a rerun (${c.reruns.join(', ')}), while the base's runs of it beside those reruns were stable (${c.baseRuns.join(', ')}): the patch made it nondeterministic; never freezable`,
+          {
+            ...ev,
+            ...runs,
+            next: 'find the nondeterminism the patch added (time, ordering, shared state, a random seed) and remove it',
+          },
+        ),
+      );
+      continue;
+    }
+    // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
+    const text =
+      assertionText({ message: u.message, ...(u.body !== undefined ? { body: u.body } : {}) }) ||
+      sig.template;
+    const what =
+      c.kind === 'pre-existing'
+        ? `the base's run of this test fails the same way (${c.baseRun})`
+        : c.kind === 'unconfirmed'
+          ? `its reruns did not run it (${c.reruns.join(', ')}), so the failure stands, and the base ${BASE_SAYS[c.base] ?? `says ${c.base}`}`
+          : `it fails every time (${c.reruns.length} more run(s) on the head), and the base ${BASE_SAYS[c.base] ?? `says ${c.base}`}`;
+    findings.push(
+      f(
+        'UNKNOWN_FAILURE_SIGNATURE',
+        `test ${t.id} failed with a signature no freeze row covers${u.why}; ${what}: ${text}`,
+        {
+          ...ev,
+          text,
+          class: c.kind,
+          ...(c.kind === 'pre-existing' ? { baseRun: c.baseRun } : { reruns: c.reruns, base: c.base }),
+          freeze: cfg.freeze,
+          next:
+            c.kind === 'pre-existing'
+              ? `a known failure the base already has: a human freezes it: patchgate signatures add --from <report.xml> --test '${t.id}' --owner WHO --expires YYYY-MM-DD --action TEXT`
+              : c.base === 'passed'
+                ? 'fix the code: the base passes this test (a regression)'
+                : c.kind === 'unconfirmed'
+                  ? 'fix the failure, or a human freezes it with its signature; the runner could not select the test again to rerun it'
+                  : 'fix the code or the test: it fails every time, and no freeze row covers this failure',
+        },
+      ),
+    );
+  }
+  return findings;
+}

@@ -129,6 +129,7 @@ export const stabilityLayer: Layer = {
           expires: freeze.expires,
           action: freeze.action,
           source: freeze.source,
+          ...(freeze.origin ? { origin: freeze.origin } : {}),
         });
         continue;
       }

@@ -7,6 +7,9 @@ import type { JsValue } from './js-value.js';
 import { isPathLike, moduleGlobs, repoPathOf } from './paths.js';
 import type { BaseFiles, NamedPath, UnreadValue } from './types.js';
 
+/** Keys whose values map module names to targets (vitest/vite `alias`, jest `moduleNameMapper`). */
+const MAPPING_KEYS = /(^|\.)(alias|moduleNameMapper)$/;
+
 /** A file that is an instrument only if nothing but the runner's configuration loads it. */
 export interface Candidate {
   path: string;
@@ -35,7 +38,14 @@ export class Collector {
   cannotRead(key: string, v: JsValue & { kind: 'unknown' }): void {
     // The same unknown spread stands behind every key under it: reported once, under the first.
     if (this.unread.some((u) => u.file === v.file && u.line === v.line && u.value === v.text)) return;
-    this.unread.push({ file: v.file, line: v.line, key, value: v.text, why: v.why });
+    this.unread.push({
+      file: v.file,
+      line: v.line,
+      key,
+      value: v.text,
+      why: v.why,
+      ...(MAPPING_KEYS.test(key) ? { mapping: true } : {}),
+    });
   }
 
   candidate(c: Candidate): void {

@@ -7,7 +7,7 @@
  */
 import type TS from 'typescript';
 import type { PatchgateConfig } from '../../config/schema.js';
-import { TEST_PRESETS } from '../../runners/tests/presets.js';
+import { TEST_PRESETS, testCommandTemplate } from '../../runners/tests/presets.js';
 import { classify } from './classify.js';
 import { Collector } from './collector.js';
 import { CommandReader } from './command.js';
@@ -52,7 +52,7 @@ export async function readRunnerFiles(input: RunnerFilesInput): Promise<RunnerFi
     return v?.kind === 'string' ? { text: v.value, line: v.line } : undefined;
   };
   const commands = new CommandReader(out, js, scripts);
-  const argv = (tests.command ?? TEST_PRESETS.get(preset)?.command ?? []).filter(
+  const argv = testCommandTemplate(tests, TEST_PRESETS.get(preset)).filter(
     (w) => w !== '{tests}' && !w.includes('{junit}'),
   );
   await commands.command(argv, { file: configFile, line: 1, key: 'tests.command' });

@@ -20,6 +20,12 @@ export interface UnreadValue {
   /** The source text, shortened. */
   value: string;
   why: string;
+  /**
+   * Under a key that maps module names (an alias, a module mapper): its
+   * targets are production modules unless one is a stub, so an unread value
+   * is worth a warning, not an undecided run.
+   */
+  mapping?: boolean;
 }
 
 /** A file the runner's configuration imports that other code imports too: it stays the head's. */

@@ -63,8 +63,10 @@ const where = (file: string, line: number | undefined) => (line !== undefined ? 
 
 function frozenRow(z: FrozenItem, today: string): Row {
   const exp = expiryOf(z.expires, today);
+  const kind = KIND[z.layer] ?? `${z.layer} freeze`;
   return {
-    kind: KIND[z.layer] ?? `${z.layer} freeze`,
+    // A row `patchgate baseline` wrote is a human-committed freeze all the same; the reader sees where it came from.
+    kind: z.origin === 'baseline' ? `${kind} (baseline row)` : kind,
     covers: z.covers,
     cause: [z.cause, z.matched].filter((s) => s !== undefined && s !== '').join(' · '),
     owner: z.owner,
@@ -148,7 +150,7 @@ export function freezesSection(
   );
   return `<section id="freezes" aria-labelledby="freezes-h">
 <h2 id="freezes-h">Freezes</h2>
-<p>Human-owned freezes that covered something in this run: what they cover is listed, never counted as a hit or a pass. Expired and near-expiry (within ${NEAR_EXPIRY_DAYS} days of ${esc(today)}) rows are highlighted.</p>
+<p>Human-owned freezes that covered something in this run: what they cover is listed, never counted as a hit or a pass. A <em>baseline row</em> was written by <code>patchgate baseline</code> for a failure or skip the suite already had when patchgate was adopted, and committed after review. Expired and near-expiry (within ${NEAR_EXPIRY_DAYS} days of ${esc(today)}) rows are highlighted.</p>
 ${scrollingTable('freezes-h', 'class="freezes"', '<tr><th scope="col">kind</th><th scope="col">covered in this run</th><th scope="col">cause or signature</th><th scope="col">owner</th><th scope="col">expires</th><th scope="col">state</th><th scope="col">action</th><th scope="col">row</th></tr>', body)}
 </section>`;
 }

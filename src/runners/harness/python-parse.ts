@@ -25,6 +25,8 @@ export interface PythonParseOptions {
   signal?: AbortSignal;
   /** Key → Python source text. */
   texts: ReadonlyMap<string, string>;
+  /** Whatever else the script reads, as JSON (`request.settings`). */
+  settings?: Readonly<Record<string, unknown>>;
 }
 
 /** Throws when the parser gives no answer at all (interpreter missing, killed); per-file problems are in the answer. */
@@ -41,7 +43,7 @@ export async function parsePythonTexts(opts: PythonParseOptions): Promise<Record
   }
   const requestFile = path.join(io, 'request.json');
   const answerFile = path.join(io, 'answer.json');
-  await writeFile(requestFile, JSON.stringify({ files: request }));
+  await writeFile(requestFile, JSON.stringify({ files: request, settings: opts.settings ?? {} }));
   await opts.sandbox.grant(io);
   const run = await runLogged({
     sandbox: opts.sandbox,

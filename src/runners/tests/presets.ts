@@ -11,10 +11,18 @@
  *
  * Any other braces are left alone: they are the command's business.
  *
- * Runners that select by name (vitest, jest) still report the tests left out,
- * as skipped. A caller reading a subset run must look only at the ids it asked
- * for, never count the others' skips.
+ * Runners that select by name (vitest, jest, node:test) still report the tests
+ * left out, as skipped. A caller reading a subset run must look only at the
+ * ids it asked for, never count the others' skips.
+ *
+ * pytest is never given tests or files on its command line: pytest collects
+ * whatever it is handed there, outside `testpaths`, `python_files`,
+ * `norecursedirs` and `collect_ignore` alike, so a subset run would collect a
+ * `bench/test_x.py` the project's own configuration leaves out. The preset
+ * says `selectsInProcess` instead: the subset becomes a `selection` the
+ * gate's `patchgate_select` plugin applies after pytest's own collection.
  */
+import { pushAll } from '../../util/arrays.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
 
@@ -55,6 +63,19 @@ export interface TestPreset {
    * for runners that report what they left out as skipped.
    */
   collectArgs?: readonly string[];
+  /**
+   * The runner is told its subset by the gate's plugin, never on its command
+   * line (pytest: see the module comment). `{tests}` then expands to nothing
+   * for a subset, and `resolveTestCommand` returns the `selection`.
+   */
+  selectsInProcess?: boolean;
+  /**
+   * The runner stops reading options at its first positional argument (node:
+   * a later `--test-name-pattern` would be taken for a test file). The
+   * subset's flags then go before the test paths `args` names, and a subset
+   * of files replaces those paths.
+   */
+  flagsBeforePaths?: boolean;
 }
 
 /** A regular expression no test name matches (an empty lookahead never succeeds). */
@@ -67,6 +88,14 @@ export interface TestCommandConfig {
   command?: string[];
   /** Overrides the preset's `junitFrom`: a glob relative to the cwd naming the report(s) the command writes. */
   junit?: string;
+  /** Extra arguments, inserted where `{tests}` is (before it), or at the end of a command without it. */
+  args?: readonly string[];
+}
+
+/** What a `selectsInProcess` runner must run: node ids (relative to the checkout) and whole files. */
+export interface TestSelection {
+  nodeids: string[];
+  files: string[];
 }
 
 export interface ResolvedTestCommand {
@@ -75,6 +104,8 @@ export interface ResolvedTestCommand {
   env: Record<string, string>;
   /** Set when the report is collected from the cwd rather than written to `junitPath`. */
   junitFrom?: string;
+  /** For a subset of a `selectsInProcess` preset: what the gate's plugin keeps of the runner's own collection. */
+  selection?: TestSelection;
 }
 
 export const JUNIT_PLACEHOLDER = '{junit}';
@@ -221,9 +252,32 @@ const presets: TestPreset[] = [
     subsetArgs: (ids) => ['--grep', anchoredAlternation(ids.map((id) => escapeRegExp(id.name.trim())))],
   },
   {
+    name: 'node-test',
+    // Node's own runner (Node 20.13 or later): the spec reporter for the log, its JUnit reporter for the gate.
+    command: [
+      'node',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      '--test-reporter-destination={junit}',
+      '{tests}',
+    ],
+    // Node 20 matches the pattern against each test's own name (the JUnit name; a suite that matches runs all of
+    // its tests) and reports the tests it leaves out as skipped.
+    subsetArgs: (ids) => [
+      `--test-name-pattern=${anchoredAlternation(ids.map((id) => escapeRegExp(id.name)))}`,
+    ],
+    // Positional arguments are the test files to run instead of the ones node finds itself.
+    fileArgs: (files) => unique(files),
+    collectArgs: [`--test-name-pattern=${MATCHES_NOTHING}`],
+    flagsBeforePaths: true,
+  },
+  {
     name: 'pytest',
-    // Node ids, and so JUnit classnames, are relative to the rootdir; pinning it to the checkout keeps a subset
-    // run's ids equal to a full run's even where pytest would pick the node ids' common ancestor.
+    // Node ids, and so JUnit classnames, are relative to the rootdir; pinning it to the checkout keeps ids the
+    // same in every run. No test or file is ever passed on the command line (see the module comment): with
+    // none, pytest collects what the project's configuration says (`testpaths` and the rest).
     command: [
       'python3',
       '-m',
@@ -236,6 +290,7 @@ const presets: TestPreset[] = [
       '{tests}',
     ],
     subsetArgs: (ids) => unique(ids.map(pytestNodeId)),
+    selectsInProcess: true,
     testFile: (id) => {
       const nodeid = pytestNodeId(id);
       return nodeid.includes('::') ? nodeid.slice(0, nodeid.indexOf('::')) : undefined;
@@ -333,7 +388,8 @@ export function resolveTestCommand(
       { preset: presetName, valid: presetNames() },
     );
   }
-  const template = config.command ?? preset.command;
+  const template = testCommandTemplate({ command: config.command }, preset);
+  const args = config.args ?? [];
   if (template.length === 0 || template[0] === '') {
     throw new TestRunError(
       'COMMAND_INVALID',
@@ -342,6 +398,15 @@ export function resolveTestCommand(
         : 'the test command is empty: give the program and its arguments as an array',
       { preset: preset.name },
     );
+  }
+  for (const arg of config.args ?? []) {
+    if (arg.includes(TESTS_PLACEHOLDER) || arg.includes(JUNIT_PLACEHOLDER)) {
+      throw new TestRunError(
+        'COMMAND_INVALID',
+        `tests.args extend the command and cannot hold ${TESTS_PLACEHOLDER} or ${JUNIT_PLACEHOLDER}, found in ${JSON.stringify(arg)}`,
+        { args: config.args },
+      );
+    }
   }
   for (const arg of template) {
     if (arg !== TESTS_PLACEHOLDER && arg.includes(TESTS_PLACEHOLDER)) {
@@ -381,6 +446,7 @@ export function resolveTestCommand(
   if (junitFrom !== undefined) checkJunitGlob(junitFrom);
 
   const hasTests = template.includes(TESTS_PLACEHOLDER);
+  const wantsSubset = opts.tests !== undefined || opts.files !== undefined;
   if (opts.collect && (preset.collectArgs === undefined || !hasTests)) {
     throw new TestRunError(
       'SUBSET_UNSUPPORTED',
@@ -388,7 +454,7 @@ export function resolveTestCommand(
       { command: template },
     );
   }
-  if ((opts.tests !== undefined || opts.files !== undefined) && !hasTests) {
+  if (wantsSubset && !hasTests && !preset.selectsInProcess) {
     throw new TestRunError(
       'SUBSET_UNSUPPORTED',
       `the test command \`${formatCommand(template)}\` has no ${TESTS_PLACEHOLDER} argument, so it cannot run a subset of tests`,
@@ -400,6 +466,14 @@ export function resolveTestCommand(
       'resolveTestCommand: files need a preset that can select them, and at least one file',
     );
   }
+  if (preset.selectsInProcess && wantsSubset && !opts.collect) {
+    const selection: TestSelection = {
+      nodeids: opts.tests === undefined ? [] : preset.subsetArgs(opts.tests),
+      files: opts.files === undefined ? [] : unique(opts.files),
+    };
+    const argv = expand(template, [...args], fill, hasTests);
+    return { argv, env, selection, ...(junitFrom === undefined ? {} : { junitFrom }) };
+  }
   const subset =
     opts.collect && preset.collectArgs
       ? [...preset.collectArgs]
@@ -408,6 +482,43 @@ export function resolveTestCommand(
         : opts.tests === undefined
           ? []
           : preset.subsetArgs(opts.tests);
-  const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? subset : [fill(arg)]));
+  let expansion = [...args, ...subset];
+  if (preset.flagsBeforePaths) {
+    const flags = args.filter((a) => a.startsWith('-'));
+    const paths = args.filter((a) => !a.startsWith('-'));
+    expansion = opts.files !== undefined ? [...flags, ...subset] : [...flags, ...subset, ...paths];
+  }
+  const argv = expand(template, expansion, fill, hasTests);
   return junitFrom === undefined ? { argv, env } : { argv, env, junitFrom };
+}
+
+/** The template with `{tests}` replaced by `expansion` (appended when the command has no `{tests}`). */
+function expand(
+  template: readonly string[],
+  expansion: readonly string[],
+  fill: (arg: string) => string,
+  hasTests: boolean,
+): string[] {
+  const argv = template.flatMap((arg) => (arg === TESTS_PLACEHOLDER ? [...expansion] : [fill(arg)]));
+  return hasTests ? argv : pushAll(argv, expansion);
+}
+
+/**
+ * The command as configured, placeholders still in: the user's `command` or
+ * the preset's, with `args` where `{tests}` is (just before it), or at the
+ * end of a command without `{tests}`. The overlay reads this too, so a plugin
+ * `args` loads is test side like one the command names.
+ */
+export function testCommandTemplate(
+  config: Pick<TestCommandConfig, 'command' | 'args'>,
+  preset: Pick<TestPreset, 'command'> | undefined,
+): string[] {
+  const template = [...(config.command ?? preset?.command ?? [])];
+  const args = config.args ?? [];
+  if (args.length === 0) return template;
+  const at = template.indexOf(TESTS_PLACEHOLDER);
+  const out = at < 0 ? template : template.slice(0, at);
+  pushAll(out, args);
+  if (at >= 0) pushAll(out, template.slice(at));
+  return out;
 }

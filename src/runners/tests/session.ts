@@ -20,6 +20,7 @@ import {
   guardEnv,
 } from './python-guard.js';
 import { junitPathFor, runTests, sidecarPathFor, type TestRunResult } from './run-tests.js';
+import { SELECT_ENV, SELECT_MODULE, writeSelection } from './selection.js';
 import { ownDependencyDirs, prepareWorktree, sameLockfiles } from './setup.js';
 
 export type { TestCensus } from './census.js';
@@ -180,7 +181,11 @@ export class TestSession {
   private async install(side: RunSide): Promise<void> {
     const { tests, head, base, env, logDir, signal, sandbox } = this.opts;
     const root = this.rootOf(side);
-    const reuse = { lockfiles: tests.reuse.lockfiles, dirs: tests.reuse.dirs };
+    const reuse = {
+      lockfiles: tests.reuse.lockfiles,
+      manifests: tests.reuse.manifests,
+      dirs: tests.reuse.dirs,
+    };
     const setup = (reuseFrom: Parameters<typeof prepareWorktree>[0]['reuseFrom']) =>
       this.timed(() =>
         prepareWorktree({
@@ -201,7 +206,7 @@ export class TestSession {
       await setup({ root: head.dependenciesFrom, ...reuse, sameTree: side !== 'base' });
     } else if (side === 'base') {
       await setup(undefined);
-    } else if ((await sameLockfiles(base.root, root, tests.reuse.lockfiles)).same) {
+    } else if ((await sameLockfiles(base.root, root, tests.reuse.lockfiles, tests.reuse.manifests)).same) {
       await this.prepare('base');
       await setup({ root: base.root, ...reuse });
     } else if (side === 'head' && this.opts.overlay !== undefined) {
@@ -298,7 +303,7 @@ export class TestSession {
     await mkdir(logDir, { recursive: true });
     const junitPath = junitPathFor(logDir, label);
     const cmd = resolveTestCommand(
-      { preset: tests.preset, command: tests.command },
+      { preset: tests.preset, command: tests.command, args: tests.args },
       {
         junitPath,
         ...(subset ? { tests: subset } : {}),
@@ -308,7 +313,9 @@ export class TestSession {
     );
     const pytest = tests.preset === 'pytest';
     const census = this.opts.census === true && pytest && cmd.junitFrom === undefined && !req.collect;
-    const guard = pytest ? this.guardSpec(root, label, census ? [CENSUS_MODULE] : []) : undefined;
+    const selection = cmd.selection ? await writeSelection(logDir, label, cmd.selection) : undefined;
+    const plugins = [...(census ? [CENSUS_MODULE] : []), ...(selection ? [SELECT_MODULE] : [])];
+    const guard = pytest ? this.guardSpec(root, label, plugins) : undefined;
     const run = await runTests({
       sandbox: this.opts.sandbox,
       network: tests.network,
@@ -319,7 +326,9 @@ export class TestSession {
         ...cmd.env,
         ...(guard ? guardEnv({ ...env, ...cmd.env }, guard) : {}),
         ...(census ? { PATCHGATE_CENSUS_REPORT: sidecarPathFor(logDir, label, CENSUS) } : {}),
+        ...(selection ? { [SELECT_ENV]: selection } : {}),
       },
+      ...(selection ? { readOnly: [selection] } : {}),
       ...(guard ? { channel: true } : {}),
       ...(cmd.junitFrom === undefined
         ? { sidecars: [...(guard ? [GUARD_REPORT] : []), ...(census ? [CENSUS] : [])] }
@@ -382,7 +391,10 @@ export class TestSession {
     for (const file of run.junitFiles) pushAll(outcomes, (await parseJUnitFile(file, { signal })).tests);
     // A collection run of pytest reports no testcase: its inventory is the guard's list.
     const listed = req.collect === true && checked?.collected !== undefined;
-    if (outcomes.length === 0 && !listed && (run.exitCode !== 0 || subset === undefined)) {
+    // pytest's configuration collects none of the selected tests or files (exit 5, "no tests collected"): that
+    // is the runner's answer, as a full run would give it, not a run that broke.
+    const noneSelected = selection !== undefined && run.exitCode === 5 && checked?.collected?.length === 0;
+    if (outcomes.length === 0 && !listed && !noneSelected && (run.exitCode !== 0 || subset === undefined)) {
       // A run that ran nothing is no evidence of anything, least of all that a test does not exist.
       const output = await outputTail(run);
       throw new TestRunError(
@@ -460,6 +472,15 @@ export class TestSession {
       this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` }),
     );
     return this.baseFullP;
+  }
+
+  /**
+   * The base's whole suite once more, after `baseFullRun` (a baseline tells a
+   * test that fails every time from one that fails now and then).
+   */
+  async baseRunAgain(): Promise<SuiteRun> {
+    await this.baseFullRun();
+    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` });
   }
 
   /**

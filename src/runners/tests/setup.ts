@@ -28,6 +28,8 @@ export interface ReuseFrom {
   root: string;
   /** Lockfiles relative to both checkouts, e.g. `package-lock.json`, `uv.lock`. */
   lockfiles: string[];
+  /** Manifests compared where neither checkout has a lockfile, e.g. `package.json`, `pyproject.toml`. */
+  manifests?: string[];
   /** Installed-dependency folders relative to both checkouts, e.g. `node_modules`, `.venv`. */
   dirs: string[];
   /** The checkout is a copy of `root`'s files: its dependencies are borrowed without comparing lockfiles. */
@@ -153,29 +155,42 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
 type ReusePlan = { link: string[]; root: string } | { reason: string };
 
 /**
- * Whether two checkouts have the same dependencies by their lockfiles: every
- * lockfile either has exists in both with identical bytes, and at least one
- * exists. The reason when not, for the log.
+ * Whether two checkouts have the same dependencies: every lockfile either has
+ * exists in both with identical bytes, and at least one exists. Where neither
+ * has any lockfile, byte-identical manifests (`package.json`,
+ * `pyproject.toml`…) are the same proof: an install from them resolves the
+ * same way within one run. The reason when not, for the log.
  */
 export async function sameLockfiles(
   a: string,
   b: string,
   lockfiles: readonly string[],
-): Promise<{ same: true } | { same: false; reason: string }> {
-  let compared = 0;
-  for (const lf of lockfiles) {
-    checkRelative('lockfiles', lf);
-    const theirs = await readIfExists(path.join(a, lf));
-    const ours = await readIfExists(path.join(b, lf));
-    if (theirs === undefined && ours === undefined) continue;
-    if (theirs === undefined || ours === undefined)
-      return { same: false, reason: `${lf} exists only in ${theirs === undefined ? b : a}` };
-    if (!theirs.equals(ours)) return { same: false, reason: `${lf} differs between ${a} and ${b}` };
-    compared++;
-  }
-  if (compared === 0)
-    return { same: false, reason: `none of the lockfiles (${lockfiles.join(', ') || 'none listed'}) exists` };
-  return { same: true };
+  manifests: readonly string[] = [],
+): Promise<{ same: true; by: 'lockfiles' | 'manifests' } | { same: false; reason: string }> {
+  const compare = async (files: readonly string[], kind: string) => {
+    let compared = 0;
+    for (const f of files) {
+      checkRelative(kind, f);
+      const theirs = await readIfExists(path.join(a, f));
+      const ours = await readIfExists(path.join(b, f));
+      if (theirs === undefined && ours === undefined) continue;
+      if (theirs === undefined || ours === undefined)
+        return { compared, reason: `${f} exists only in ${theirs === undefined ? b : a}` };
+      if (!theirs.equals(ours)) return { compared, reason: `${f} differs between ${a} and ${b}` };
+      compared++;
+    }
+    return { compared };
+  };
+  const locks = await compare(lockfiles, 'lockfiles');
+  if (locks.reason !== undefined) return { same: false, reason: locks.reason };
+  if (locks.compared > 0) return { same: true, by: 'lockfiles' };
+  const byManifest = await compare(manifests, 'manifests');
+  if (byManifest.reason !== undefined) return { same: false, reason: byManifest.reason };
+  if (byManifest.compared > 0) return { same: true, by: 'manifests' };
+  return {
+    same: false,
+    reason: `none of the lockfiles (${lockfiles.join(', ') || 'none listed'}) or manifests (${manifests.join(', ') || 'none listed'}) exists`,
+  };
 }
 
 /**
@@ -222,7 +237,7 @@ async function planReuse(worktree: string, reuse: ReuseFrom): Promise<ReusePlan>
   for (const dir of reuse.dirs) checkRelative('dirs', dir);
   const root = await realpath(reuse.root);
   if (!reuse.sameTree) {
-    const same = await sameLockfiles(root, worktree, reuse.lockfiles);
+    const same = await sameLockfiles(root, worktree, reuse.lockfiles, reuse.manifests);
     if (!same.same) return { reason: same.reason };
   }
   const link: string[] = [];

@@ -226,3 +226,67 @@ describe('detectTests', () => {
     expect(d.notes.join('\n')).toContain('found no test runner');
   });
 });
+
+describe('detectTests: what npm test runs', () => {
+  const pkg = (scripts: Record<string, string> | undefined, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ name: 'x', ...(scripts ? { scripts } : {}), ...extra });
+
+  it('takes node --test from scripts.test, with its flags (one word each) and test paths as tests.args', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ test: 'node --import tsx --test --test-reporter=dot test/' }) }),
+    );
+    expect(d.tests).toEqual({ preset: 'node-test', args: ['--import=tsx', 'test/'] });
+    expect(d.reasons[0]?.reason).toBe(
+      'scripts.test runs node --test ("node --import tsx --test --test-reporter=dot test/")',
+    );
+    expect(d.reasons.find((r) => r.key === 'tests.args')?.value).toBe('--import=tsx test/');
+  });
+
+  it('follows npm run to the script that runs the tests', async () => {
+    const d = await detectTests(
+      folder({
+        'package.json': pkg({ test: 'npm run test:unit', 'test:unit': 'node --test' }),
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'node-test' });
+    expect(d.reasons[0]?.reason).toContain('scripts.test → scripts.test:unit runs node --test');
+  });
+
+  it('says what it cannot carry over: a glob node 20 does not expand, a build step before the tests, variables', async () => {
+    const d = await detectTests(
+      folder({ 'package.json': pkg({ test: 'tsc && NODE_ENV=test node --test "dist/**/*.test.js"' }) }),
+    );
+    expect(d.tests).toEqual({ preset: 'node-test' });
+    const notes = d.notes.join('\n');
+    expect(notes).toContain('names the test files as the glob "dist/**/*.test.js"');
+    expect(notes).toContain('scripts.test runs `tsc` before node --test');
+    expect(notes).toContain('scripts.test sets NODE_ENV=test for node --test');
+  });
+
+  it('finds node:test from test files that import it when there is no scripts.test', async () => {
+    const d = await detectTests(
+      folder({
+        'package.json': pkg(undefined),
+        'test/a.test.mjs': "import { test } from 'node:test';\ntest('x', () => {});\n",
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'node-test' });
+    expect(d.reasons[0]?.reason).toBe(
+      'test/a.test.mjs imports node:test and package.json has no scripts.test',
+    );
+    // No dependencies: nothing to install, and no note asking for a lockfile.
+    expect(d.notes.join('\n')).not.toContain('lockfile');
+  });
+
+  it('reads vitest run and jest from scripts.test as before, and names node --test among what it knows', async () => {
+    const v = await detectTests(
+      folder({
+        'package.json': pkg({ test: 'vitest run --coverage' }, { devDependencies: { vitest: '4' } }),
+      }),
+    );
+    expect(v.tests?.preset).toBe('vitest');
+    const none = await detectTests(folder({ 'package.json': pkg({ test: 'make check' }) }));
+    expect(none.tests).toBeUndefined();
+    expect(none.notes[0]).toContain('runs none of vitest, jest, mocha, node --test');
+  });
+});

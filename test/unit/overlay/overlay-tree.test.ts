@@ -82,6 +82,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 
@@ -162,6 +164,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 
@@ -177,6 +181,8 @@ describe('buildOverlayTree', () => {
       headOnly: [],
       merged: [],
       fromBase: [],
+      // The test side the overlay guards: every file the base's runner reads as a test.
+      testSide: ['conftest.py', 'tests/test_calc.py', 'tests/test_more.py'],
     });
   });
 

@@ -1,47 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { configSchema, type PatchgateConfigInput } from '../../../src/config/schema.js';
-import type { Change } from '../../../src/git/changes.js';
+import type { PatchgateConfigInput } from '../../../src/config/schema.js';
 import { reachFindings } from '../../../src/layers/regression/reach.js';
 import { toolchainFindings } from '../../../src/layers/regression/toolchain.js';
-import type { Finding, LayerContext } from '../../../src/layers/types.js';
-import { tempDir } from '../../helpers/gitdir.js';
-import { testSandbox } from '../../helpers/sandbox.js';
+import type { Finding } from '../../../src/layers/types.js';
+import { reachContext, type Texts } from '../../helpers/reach-context.js';
 
-// Python reach is parsed by Python's own ast, run through the sandbox like any process the gate starts.
-const sandbox = await testSandbox();
-
-type Texts = Record<string, string>;
-
-/**
- * The part of a LayerContext these two read: the changes, the config, each
- * revision's committed text (in-memory maps), and for the Python parser the
- * sandbox, a log dir, the environment and the abort signal. The changes are
- * derived from the two maps, as git would list them.
- */
-function context(base: Texts, head: Texts, config: PatchgateConfigInput = { tests: { preset: 'vitest' } }) {
-  const changes: Change[] = [];
-  for (const p of [...new Set([...Object.keys(base), ...Object.keys(head)])].sort()) {
-    if (!(p in base)) changes.push({ kind: 'added', path: p });
-    else if (!(p in head)) changes.push({ kind: 'deleted', path: p });
-    else if (base[p] !== head[p]) changes.push({ kind: 'modified', path: p });
-  }
-  const revision = (texts: Texts) => ({ readCommitted: async (file: string) => texts[file] });
-  // A test double: the functions under test use only these fields of the context.
-  return {
-    changes,
-    config: configSchema.parse(config),
-    base: revision(base),
-    head: revision(head),
-    sandbox,
-    logDir: tempDir('pg-reach-'),
-    env: process.env,
-    signal: new AbortController().signal,
-  } as unknown as LayerContext;
-}
-
-const toolchain = (base: Texts, head: Texts) => toolchainFindings(context(base, head), 'regression');
-const reach = (base: Texts, head: Texts, config?: PatchgateConfigInput) =>
-  reachFindings(context(base, head, config), 'regression');
+const toolchain = async (base: Texts, head: Texts) =>
+  toolchainFindings(await reachContext(base, head), 'regression');
+const reach = async (base: Texts, head: Texts, config?: PatchgateConfigInput) =>
+  reachFindings(await reachContext(base, head, config), 'regression');
 
 const pkg = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const changesOf = (f: Finding | undefined) => (f?.evidence.changes ?? []) as string[];

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TestRunError } from '../../../src/runners/tests/errors.js';
@@ -8,6 +8,7 @@ import {
   pytestNodeId,
   resolveTestCommand,
   type TestIdParts,
+  testCommandTemplate,
 } from '../../../src/runners/tests/presets.js';
 import { junitPathFor, runTests } from '../../../src/runners/tests/run-tests.js';
 import { scrubbedEnv } from '../../../src/util/scrub-env.js';
@@ -42,6 +43,7 @@ describe('preset expansion', () => {
     argv: string[];
     env?: Record<string, string>;
     junitFrom?: string;
+    selection?: { nodeids: string[]; files: string[] };
   }[] = [
     {
       preset: 'vitest',
@@ -123,18 +125,36 @@ describe('preset expansion', () => {
     },
     {
       preset: 'pytest',
+      // Never on the command line: pytest would collect them outside testpaths (see pytest-collection.test.ts).
       tests: [id('test_z[a.b-1]', 'tests.test_x.TestY'), id('test_free', 'tests.unit.test_y')],
+      argv: ['python3', '-m', 'pytest', '--rootdir=.', `--junitxml=${J}`, '-p', 'no:cacheprovider', '-q'],
+      selection: {
+        nodeids: ['tests/test_x.py::TestY::test_z[a.b-1]', 'tests/unit/test_y.py::test_free'],
+        files: [],
+      },
+    },
+    {
+      preset: 'node-test',
       argv: [
-        'python3',
-        '-m',
-        'pytest',
-        '--rootdir=.',
-        `--junitxml=${J}`,
-        '-p',
-        'no:cacheprovider',
-        '-q',
-        'tests/test_x.py::TestY::test_z[a.b-1]',
-        'tests/unit/test_y.py::test_free',
+        'node',
+        '--test',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=junit',
+        `--test-reporter-destination=${J}`,
+      ],
+    },
+    {
+      preset: 'node-test',
+      tests: [id('adds (1+1)', 'test'), id('adds', 'test'), id('adds', 'test')],
+      argv: [
+        'node',
+        '--test',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=junit',
+        `--test-reporter-destination=${J}`,
+        '--test-name-pattern=^(?:adds \\(1\\+1\\)|adds)$',
       ],
     },
     { preset: 'go', argv: ['gotestsum', '--junitfile', J, '--', './...'] },
@@ -207,6 +227,7 @@ describe('preset expansion', () => {
     );
     const expected: Record<string, unknown> = { argv: c.argv, env: c.env ?? {} };
     if (c.junitFrom !== undefined) expected.junitFrom = c.junitFrom;
+    if (c.selection !== undefined) expected.selection = c.selection;
     expect(resolved).toEqual(expected);
   });
 
@@ -251,7 +272,7 @@ describe('preset expansion', () => {
     const err = thrown(() => resolveTestCommand({ preset: 'nose' }, { junitPath: J }));
     expect(err.code).toBe('UNKNOWN_PRESET');
     expect(err.message).toBe(
-      'unknown test preset "nose"; valid presets: vitest, jest, mocha, pytest, go, cargo-nextest, maven, generic',
+      'unknown test preset "nose"; valid presets: vitest, jest, mocha, node-test, pytest, go, cargo-nextest, maven, generic',
     );
   });
 
@@ -283,6 +304,88 @@ describe('preset expansion', () => {
     );
     expect(err.code).toBe('SUBSET_UNSUPPORTED');
     expect(() => resolveTestCommand({ preset: 'vitest' }, { junitPath: J, tests: [] })).toThrow(RangeError);
+  });
+
+  it('tests.args go just before {tests}, or last without it, and keep the subset after them', () => {
+    expect(
+      resolveTestCommand(
+        { preset: 'node-test', args: ['--import=tsx'] },
+        { junitPath: J, files: ['t/a.test.ts'] },
+      ).argv,
+    ).toEqual([
+      'node',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${J}`,
+      '--import=tsx',
+      't/a.test.ts',
+    ]);
+    expect(
+      resolveTestCommand(
+        { preset: 'pytest', args: ['-m', 'not slow'] },
+        { junitPath: J, files: ['tests/test_a.py'] },
+      ),
+    ).toEqual({
+      argv: [
+        'python3',
+        '-m',
+        'pytest',
+        '--rootdir=.',
+        `--junitxml=${J}`,
+        '-p',
+        'no:cacheprovider',
+        '-q',
+        '-m',
+        'not slow',
+      ],
+      env: {},
+      selection: { nodeids: [], files: ['tests/test_a.py'] },
+    });
+    expect(resolveTestCommand({ command: ['t', '{junit}'], args: ['-v'] }, { junitPath: J }).argv).toEqual([
+      't',
+      J,
+      '-v',
+    ]);
+    expect(testCommandTemplate({ args: ['-x'] }, { command: ['a', '{tests}', 'b'] })).toEqual([
+      'a',
+      '-x',
+      '{tests}',
+      'b',
+    ]);
+  });
+
+  it('node-test: flags of tests.args go before its test paths, a name subset after them, a file subset replaces the paths', () => {
+    const head = [
+      'node',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${J}`,
+    ];
+    const config = { preset: 'node-test', args: ['test/', '--import=tsx'] };
+    expect(resolveTestCommand(config, { junitPath: J }).argv).toEqual([...head, '--import=tsx', 'test/']);
+    expect(resolveTestCommand(config, { junitPath: J, tests: [id('adds')] }).argv).toEqual([
+      ...head,
+      '--import=tsx',
+      '--test-name-pattern=^(?:adds)$',
+      'test/',
+    ]);
+    expect(resolveTestCommand(config, { junitPath: J, files: ['test/a.test.js'] }).argv).toEqual([
+      ...head,
+      '--import=tsx',
+      'test/a.test.js',
+    ]);
+  });
+
+  it('refuses tests.args that carry a placeholder of the command', () => {
+    for (const bad of ['{tests}', '--out={junit}']) {
+      const err = thrown(() => resolveTestCommand({ preset: 'pytest', args: [bad] }, { junitPath: J }));
+      expect(err.code).toBe('COMMAND_INVALID');
+      expect(err.message).toContain('tests.args extend the command and cannot hold {tests} or {junit}');
+    }
   });
 
   it('leaves other braces alone', () => {
@@ -382,65 +485,5 @@ it('adds twice', () => {});
       'adds twice',
       'cart (EUR) > in > ner > other',
     ]);
-  });
-
-  // .ci/run installs pytest, so its absence fails this test rather than skipping it.
-
-  it('pytest: node ids rebuilt from a full run’s JUnit select those tests', async () => {
-    const dir = tempDir();
-    mkdirSync(path.join(dir, 'tests'));
-    writeFileSync(
-      path.join(dir, 'tests', 'test_x.py'),
-      `import pytest
-class TestY:
-    @pytest.mark.parametrize("v", ["a.b", "c d", "x::y"])
-    def test_z(self, v):
-        assert v
-    def test_other(self):
-        pass
-def test_free():
-    pass
-`,
-    );
-    const out = tempDir();
-    const env = scrubbedEnv(process.env);
-    const full = resolveTestCommand({ preset: 'pytest' }, { junitPath: junitPathFor(out, 'full') });
-    const fullRun = await runTests({
-      cwd: dir,
-      sandbox,
-      ...full,
-      env,
-      timeoutMs: 60_000,
-      outDir: out,
-      label: 'full',
-    });
-    expect(fullRun.exitCode, readFileSync(fullRun.stdoutFile, 'utf8')).toBe(0);
-    const fullXml = readFileSync(fullRun.junitFiles[0]!, 'utf8');
-    const cases = [...fullXml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) =>
-      id(m[2]!, m[1]!),
-    );
-    expect(cases).toHaveLength(5);
-    const wanted = cases.filter((c) => c.name === 'test_z[x::y]' || c.name === 'test_free');
-    expect(wanted).toHaveLength(2);
-
-    const sub = resolveTestCommand(
-      { preset: 'pytest' },
-      { junitPath: junitPathFor(out, 'sub'), tests: wanted },
-    );
-    const subRun = await runTests({
-      cwd: dir,
-      sandbox,
-      ...sub,
-      env,
-      timeoutMs: 60_000,
-      outDir: out,
-      label: 'sub',
-    });
-    expect(subRun.exitCode, readFileSync(subRun.stdoutFile, 'utf8')).toBe(0);
-    const subXml = readFileSync(subRun.junitFiles[0]!, 'utf8');
-    const ran = [...subXml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map(
-      (m) => `${m[1]}|${m[2]}`,
-    );
-    expect(ran.sort()).toEqual(['tests.test_x.TestY|test_z[x::y]', 'tests.test_x|test_free']);
   });
 });

@@ -111,6 +111,32 @@ describe('prepareWorktree', () => {
     expect(existsSync(path.join(c.base, 'setup-marker'))).toBe(true);
   });
 
+  it('borrows where neither side has a lockfile but the manifests are byte-identical', async () => {
+    const manifest = '{"name": "x", "dependencies": {"left-pad": "^1.3.0"}}\n';
+    const c = checkouts(
+      { 'package.json': manifest, 'node_modules/left-pad/index.js': '' },
+      { 'package.json': manifest },
+    );
+    const withManifests = (reuseFrom: PrepareWorktreeOptions['reuseFrom']) =>
+      options(c, { reuseFrom: { ...reuseFrom!, manifests: ['package.json', 'pyproject.toml'] } });
+    expect(await prepareWorktree(withManifests(options(c).reuseFrom))).toEqual({
+      reused: true,
+      dirs: ['node_modules'],
+    });
+    expect(existsSync(path.join(c.base, 'setup-marker'))).toBe(false);
+  });
+
+  it('installs where neither side has a lockfile and a manifest differs', async () => {
+    const c = checkouts(
+      { 'package.json': '{"name": "x", "dependencies": {"a": "1"}}\n', 'node_modules/a/index.js': '' },
+      { 'package.json': '{"name": "x", "dependencies": {"a": "2"}}\n' },
+    );
+    const reuseFrom = { ...options(c).reuseFrom!, manifests: ['package.json'] };
+    const result = await prepareWorktree(options(c, { reuseFrom }));
+    expect(result).toMatchObject({ reused: false, ran: true });
+    expect(result.reused === false && result.reason).toContain('package.json differs');
+  });
+
   it('does not borrow dependencies that point back into the head’s own sources', async () => {
     const ws = checkouts(
       { 'package-lock.json': LOCK, 'packages/app/index.js': '', 'node_modules/left-pad/index.js': '' },

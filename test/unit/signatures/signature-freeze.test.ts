@@ -155,7 +155,7 @@ describe('reading flake_signatures.json', () => {
         /^flake_signatures\.json:32:18: signatures\[2\]\.expires: expected a date such as 2026-10-04, got '2026-02-30', which is not a real calendar date\.$/,
       ),
       expect.stringMatching(
-        /^flake_signatures\.json:46:7: signatures\[3\]\.test_id: unknown key 'test_id'; expected only 'sha256', 'template', .*'example_test', 'test'\.$/,
+        /^flake_signatures\.json:46:7: signatures\[3\]\.test_id: unknown key 'test_id'; expected only 'sha256', 'template', .*'example_test', 'test', 'source'\.$/,
       ),
       expect.stringMatching(
         /^flake_signatures\.json:49:17: signatures\[4\]\.sha256: expected a SHA-256 digest .* got 'not-a-hash'\.$/,
@@ -334,10 +334,11 @@ describe('generic templates bind a row to its test', () => {
     expect(matchFailure(f, 'skipped', '', TODAY, 'sum.test.ts::subtracts')).toBeUndefined();
   });
 
-  it('treats runner boilerplate as no text: "This test was disabled.", "unconditional skip"', () => {
+  it('treats runner boilerplate as no text: "This test was disabled.", "unconditional skip", node:test\'s "true"', () => {
     for (const message of [
       'This test was disabled.',
       'unconditional skip',
+      'true',
       'Skipped',
       'collection skipped',
     ]) {

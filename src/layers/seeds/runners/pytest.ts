@@ -5,11 +5,13 @@
  * default seed switch: the plugin runs each test once per seed with the seed
  * set on the test itself (as `@seed()` does), since starting Python and
  * collecting is most of the cost of a replay. A row with a switch of its own
- * gets one process per distinct rendered switch. Whole test files are passed, never
- * node ids, because one stale node id makes pytest abort the whole batch
- * (exit 4); the `patchgate_seeds` plugin deselects everything else and writes
- * a JSON report with each wanted test's outcome, its falsifying example and
- * the examples Hypothesis counted.
+ * gets one process per distinct rendered switch. Nothing is passed on pytest's
+ * command line: it collects what the project's configuration says
+ * (`testpaths`, `python_files`…), the `patchgate_select` plugin keeps only the
+ * rows' files of that (a stale node id cannot abort the batch), and the
+ * `patchgate_seeds` plugin deselects everything else and writes a JSON report
+ * with each wanted test's outcome, its falsifying example and the examples
+ * Hypothesis counted.
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +28,7 @@ import {
   guardEnv,
 } from '../../../runners/tests/python-guard.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
+import { SELECT_ENV, SELECT_MODULE } from '../../../runners/tests/selection.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
@@ -149,6 +152,14 @@ async function isFileUnder(root: string, rel: string): Promise<boolean> {
   }
 }
 
+/** A row's test in a file that exists but that pytest, as the project configures it, did not collect. */
+function notCollected(nodeid: string, file: string): string {
+  return notFound(
+    nodeid,
+    `${file} exists, but pytest as the project configures it (testpaths, python_files, norecursedirs, collect_ignore) does not collect it there, or not under that name`,
+  );
+}
+
 function notFound(nodeid: string, detail?: string): string {
   return `test '${nodeid}' not found${detail ? ` (${detail})` : ''}: the tape still lists it (renaming does not escape the tape)`;
 }
@@ -232,6 +243,7 @@ async function runBatch(
   // run with this label cannot pass for this one's.
   const io = path.join(logDir, `${label}.io`);
   const wantFile = path.join(io, 'want.json');
+  const selectFile = path.join(io, 'select.json');
   const reportFile = path.join(io, 'report.json');
   const nodeids = [...new Set(batch.members.map((m) => m.nodeid))].sort(byCodePoint);
   const files = [...new Set(batch.members.map((m) => m.file))].sort(byCodePoint);
@@ -245,6 +257,7 @@ async function runBatch(
       }
     : nodeids;
   await writeFile(wantFile, `${JSON.stringify(want, null, 1)}\n`);
+  await writeFile(selectFile, `${JSON.stringify({ nodeids: [], files })}\n`);
   await opts.sandbox.grant(io);
 
   // The gate's loader, guard and seed plugin load before anything of the checkout can stand in for them;
@@ -253,14 +266,15 @@ async function runBatch(
     root,
     trusted: opts.sandbox.sealedDirs,
     report: path.join(io, GUARD_REPORT),
-    plugins: [PLUGIN_MODULE],
-    addopts: [],
+    plugins: [PLUGIN_MODULE, SELECT_MODULE],
+    addopts: [SELECT_MODULE],
   };
   const env: Record<string, string> = {
     ...opts.env,
     ...guardEnv(opts.env, guard),
     PATCHGATE_SEEDS_WANT: wantFile,
     PATCHGATE_SEEDS_REPORT: reportFile,
+    [SELECT_ENV]: selectFile,
     // Hypothesis writes `.hypothesis/` (cached constants, patches for failing
     // examples) under the cwd unless told otherwise; the checkout is not ours to write in.
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(io, 'hypothesis'),
@@ -277,7 +291,6 @@ async function runBatch(
     '-rN',
     '--hypothesis-show-statistics',
     ...batch.switchArgs,
-    ...files,
   ];
 
   const fill = (member: Member, replay: Omit<SeedReplay, 'property' | 'seed'>): void => {
@@ -364,7 +377,14 @@ async function runBatch(
     } else {
       const rec = report.tests[batch.pairs ? `${m.nodeid}\u0000${m.seed}` : m.nodeid];
       if (rec === undefined || !report.collected.includes(m.nodeid)) {
-        fill(m, { status: 'not-found', message: notFound(m.row.nodeid ?? m.nodeid), log });
+        // pytest collected the file when it found another of the tape's tests in it: this one was renamed.
+        const fileCollected = report.collected.some((id) => fileOf(id) === m.file);
+        const nodeid = m.row.nodeid ?? m.nodeid;
+        fill(m, {
+          status: 'not-found',
+          message: fileCollected ? notFound(nodeid) : notCollected(nodeid, m.file),
+          log,
+        });
         continue;
       }
       fill(m, { ...fromRecord(rec), log });

@@ -1,10 +1,12 @@
 """pytest plugin for patchgate's seed replay (load it with ``-p patchgate_seeds``).
 
-patchgate replays the seed tape with one pytest process per recorded seed,
-passing whole test files: a single node id that no longer exists would make
-pytest abort the entire batch (exit 4), so this plugin deselects what the tape
-does not want instead, and reports per wanted node id what happened and how
-many examples Hypothesis actually ran.
+patchgate replays the seed tape with one pytest process per recorded seed.
+Nothing is named on pytest's command line (a single node id that no longer
+exists would make pytest abort the entire batch, exit 4, and a named file is
+collected whatever the project's configuration says): pytest collects as the
+project configures it, ``patchgate_select`` keeps only the tape's files, and
+this plugin deselects what the tape does not want, and reports per wanted
+node id what happened and how many examples Hypothesis actually ran.
 
 Environment:
   PATCHGATE_SEEDS_WANT    path of a JSON list of wanted node ids, relative to

@@ -1,0 +1,132 @@
+/**
+ * A failure no freeze row covers is rerun before it is named, never guessed:
+ * a Hypothesis deadline exceeded on a loaded machine and a bug the patch
+ * wrote look the same in one run.
+ *
+ * - the base's run of the same test fails the same way: **pre-existing**
+ *   (a known failure that needs a human freeze row);
+ * - otherwise the head's test reruns, beside reruns of the base's, so that
+ *   both see the same machine load: failing every time, it is
+ *   **deterministic** (a regression when the base passes that test); passing
+ *   once, it is **intermittent** (a flake), and the base's reruns say whether
+ *   the base flakes too; never run again (skipped or absent in every rerun),
+ *   it is **unconfirmed** and the one failure stands.
+ */
+import type { TestOutcome } from '../junit/model.js';
+import type { TestIdParts } from '../runners/tests/presets.js';
+import type { SuiteRun, TestSession } from '../runners/tests/session.js';
+import type { SignatureScheme } from '../signatures/normalize.js';
+import { failureSignature } from '../signatures/signature.js';
+
+export interface NewFailure {
+  test: TestOutcome;
+  kind: string;
+  message: string;
+}
+
+export type FailureClass =
+  | { kind: 'pre-existing'; baseRun: string }
+  | {
+      kind: 'deterministic';
+      /** What the base's run of this test said: `passed` (a regression), `failed` (another way), `absent` (new). */
+      base: string;
+      reruns: string[];
+    }
+  | {
+      /** The reruns never ran it (skipped or absent: a name the runner cannot select): the one failure stands. */
+      kind: 'unconfirmed';
+      base: string;
+      reruns: string[];
+    }
+  | {
+      kind: 'intermittent';
+      reruns: string[];
+      baseRuns: string[];
+      baseFlaky: boolean;
+      /** Whether the base has the test's file (a test only the head has cannot be flaky on the base). */
+      onBase: boolean;
+    };
+
+export interface ClassifyOptions {
+  tests: TestSession;
+  scheme: SignatureScheme;
+  failures: readonly NewFailure[];
+  /** Reruns on each side (default 2). */
+  reruns?: number;
+}
+
+function parts(t: TestOutcome): TestIdParts {
+  return { suite: t.suite, classname: t.classname, name: t.name, ...(t.file ? { file: t.file } : {}) };
+}
+
+/** `passed`, `failed` (the same signature or any other), `skipped` or `absent`, for one test in one run. */
+function verdictIn(run: SuiteRun | undefined, id: string): string {
+  const list = run?.tests.filter((t) => t.id === id) ?? [];
+  if (list.length === 0) return 'absent';
+  if (list.some((t) => t.status === 'failed' || t.status === 'error' || t.status === 'flaky'))
+    return 'failed';
+  if (list.every((t) => t.status === 'skipped' || t.status === 'xfailed')) return 'skipped';
+  return 'passed';
+}
+
+function failsTheSameWay(run: SuiteRun | undefined, f: NewFailure, scheme: SignatureScheme): boolean {
+  const want = failureSignature(f.kind, f.message, scheme).sha256;
+  return (run?.tests ?? []).some(
+    (t) =>
+      t.id === f.test.id &&
+      [...t.failures, ...(t.retries ?? [])].some(
+        (x) => failureSignature(x.kind, x.message, scheme).sha256 === want,
+      ),
+  );
+}
+
+/** For each failure, in order, what reruns show it to be. */
+export async function classifyFailures(opts: ClassifyOptions): Promise<FailureClass[]> {
+  const { tests, scheme, failures } = opts;
+  const unique = (list: readonly NewFailure[]) => [
+    ...new Map(list.map((f) => [f.test.id, parts(f.test)])).values(),
+  ];
+  const onBase: NewFailure[] = [];
+  for (const f of failures) if ((await tests.baseHasTestFile(parts(f.test))) !== false) onBase.push(f);
+  const baseSubset = unique(onBase);
+  const rounds = opts.reruns ?? 2;
+  // The base's own run and the head's first rerun are independent: side by side, under the same load.
+  const [base, firstRerun] = await Promise.all([
+    baseSubset.length > 0 ? tests.baseRun(baseSubset) : Promise.resolve(undefined),
+    rounds > 0 ? tests.headRerun(unique(failures)) : Promise.resolve(undefined),
+  ]);
+
+  const out: (FailureClass | undefined)[] = failures.map((f) =>
+    base && failsTheSameWay(base, f, scheme) ? { kind: 'pre-existing', baseRun: base.label } : undefined,
+  );
+  const open = failures.filter((_, i) => out[i] === undefined);
+  const headReruns: SuiteRun[] = firstRerun ? [firstRerun] : [];
+  const baseReruns: SuiteRun[] = [];
+  const openOnBase = unique(open.filter((f) => onBase.includes(f)));
+  for (let r = 1; r < rounds && open.length > 0; r++) {
+    // Side by side: a failure of load shows on both, a failure of the patch on the head only.
+    const [h, b] = await Promise.all([
+      tests.headRerun(unique(open)),
+      openOnBase.length > 0 ? tests.baseRun(openOnBase) : Promise.resolve(undefined),
+    ]);
+    headReruns.push(h);
+    if (b) baseReruns.push(b);
+  }
+  return failures.map((f, i) => {
+    const known = out[i];
+    if (known) return known;
+    const reruns = headReruns.map((run) => verdictIn(run, f.test.id));
+    const baseRuns = [base, ...baseReruns].map((run) => verdictIn(run, f.test.id));
+    if (reruns.every((v) => v === 'failed'))
+      return { kind: 'deterministic', base: baseRuns[0] ?? 'absent', reruns };
+    // Only a pass is evidence of chance; a rerun that skipped or lost the test ran nothing.
+    if (!reruns.includes('passed')) return { kind: 'unconfirmed', base: baseRuns[0] ?? 'absent', reruns };
+    return {
+      kind: 'intermittent',
+      reruns,
+      baseRuns,
+      baseFlaky: onBase.includes(f) && baseRuns.some((v) => v === 'failed'),
+      onBase: onBase.includes(f),
+    };
+  });
+}
