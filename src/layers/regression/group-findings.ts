@@ -6,6 +6,7 @@
  * count and the list of tests (each with what it did and the runner's text),
  * in test-id order. Deterministic: the same findings give the same groups.
  */
+import { MAX_ATTACHED } from '../test-edits/attach.js';
 import type { Finding, Severity } from '../types.js';
 
 /** More REGRESSION (or TEST_VANISHED) findings than this in one test file are shown as one. */
@@ -47,13 +48,17 @@ export function groupByFile(findings: readonly Finding[], above = GROUP_ABOVE): 
       continue;
     }
     // Placed where its first member was; the other members are dropped as they come.
-    if (g[0] === f) out.push(group(g));
+    if (g[0] === f) out.push(group(g, above));
   }
   return out;
 }
 
-function group(members: Finding[]): Finding {
-  const sorted = [...members].sort((a, b) => (String(a.evidence.test) < String(b.evidence.test) ? -1 : 1));
+function group(members: Finding[], above: number): Finding {
+  const sorted = [...members].sort((a, b) => {
+    const x = String(a.evidence.test);
+    const y = String(b.evidence.test);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   const first = sorted[0]!;
   const file = String(first.evidence.file);
   const severity = sorted.reduce<Severity>((s, f) => (RANK[f.severity] < RANK[s] ? f.severity : s), 'warn');
@@ -72,12 +77,13 @@ function group(members: Finding[]): Finding {
     code: first.code,
     layer: first.layer,
     severity,
-    message: `${sorted.length} base tests of ${file} pass on the base but ${what} on the head's code (more than ${GROUP_ABOVE} in one file, shown as one): ${names.join(', ')}${sorted.length > 3 ? ` and ${sorted.length - 3} more` : ''}${firstText !== undefined ? `; the first: ${String(firstText)}` : ''}${clause}`,
+    message: `${sorted.length} base tests of ${file} pass on the base but ${what} on the head's code (more than ${above} in one file, shown as one): ${names.join(', ')}${sorted.length > 3 ? ` and ${sorted.length - 3} more` : ''}${firstText !== undefined ? `; the first: ${String(firstText)}` : ''}${clause}`,
     evidence: {
       file,
       count: sorted.length,
       tests: sorted.slice(0, GROUP_LIST_MAX).map(memberOf),
-      ...(edits.size > 0 ? { testEdits: [...edits.values()] } : {}),
+      ...(list.length > 0 ? { testEdits: list.slice(0, MAX_ATTACHED) } : {}),
+      ...(list.length > MAX_ATTACHED ? { testEditsCount: list.length } : {}),
       ...(first.evidence.waiver !== undefined ? { waiver: first.evidence.waiver } : {}),
       next: first.evidence.next,
     },
