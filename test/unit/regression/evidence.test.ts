@@ -8,6 +8,7 @@ import { ASSERTION_TEXT_MAX, assertionText } from '../../../src/junit/assertion-
 import type { TestOutcome } from '../../../src/junit/model.js';
 import { GROUP_ABOVE, groupByFile } from '../../../src/layers/regression/group-findings.js';
 import { causeFor, loadFailures } from '../../../src/layers/regression/vanish-cause.js';
+import { MAX_ATTACHED } from '../../../src/layers/test-edits/attach.js';
 import type { Finding } from '../../../src/layers/types.js';
 import { relocateLogPaths } from '../../../src/report/log-paths.js';
 import { failureSignature } from '../../../src/signatures/signature.js';
@@ -183,6 +184,23 @@ describe('groupByFile', () => {
     const [g] = groupByFile(many);
     expect(g?.evidence.testEdits).toEqual([edit]);
     expect(g?.message).toContain('; the head narrowed the strategy of `x` at tests/test_a.py:12');
+  });
+
+  it('caps the edits it carries like any finding, with the count, and names the threshold it was given', () => {
+    const many = Array.from({ length: 30 }, (_, i) => {
+      const f = regression(i, 'tests/test_a.py');
+      const edit = {
+        kind: 'test-deleted',
+        file: 'tests/test_a.py',
+        line: i + 1,
+        description: `deleted t${i}`,
+      };
+      return { ...f, evidence: { ...f.evidence, testEdits: [edit] } };
+    });
+    const [g] = groupByFile(many, 10);
+    expect(g?.evidence.testEdits).toHaveLength(MAX_ATTACHED);
+    expect(g?.evidence.testEditsCount).toBe(30);
+    expect(g?.message).toContain('(more than 10 in one file, shown as one)');
   });
 });
 
