@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const dist = (p) => new URL(`../../dist/${p}`, import.meta.url);
@@ -98,12 +99,9 @@ const context = () => {
   };
 };
 
-// The yardstick's Python side: ast.parse of every text, in the same kind of process as ours.
-const parseScript = path.join(logRoot, 'parse_only.py');
-fs.writeFileSync(
-  parseScript,
-  'import ast, json, sys\nreq = json.load(open(sys.argv[1]))\nout = {}\nfor k, p in req["files"].items():\n    ast.parse(open(p, "rb").read())\n    out[k] = 1\njson.dump(out, open(sys.argv[2], "w"))\n',
-);
+// The yardstick's Python side: ast.parse of every text, in the same kind of process as ours. Shipped
+// beside this script: the sandbox sees the repository, not the gate's temp folders.
+const parseScript = fileURLToPath(new URL('parse_only.py', import.meta.url));
 const ts = await loadTypescript();
 async function parseOnly() {
   const texts = new Map();

@@ -87,12 +87,97 @@ def dotted(node):
     return None
 
 
+def simple(node, depth=0):
+    """The code of a plain value (names, attributes, literals, calls and subscripts of those) without
+    ast.unparse, which costs most of a big file's reading: a function of the tree alone, as unparse is,
+    so reformatting is still no change. None for anything else."""
+    if depth > 8:
+        return None
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return repr(v) if v is not Ellipsis and not isinstance(v, (bytes, complex)) else None
+    if isinstance(node, ast.Attribute):
+        base = simple(node.value, depth + 1)
+        return f"{base}.{node.attr}" if base is not None and not isinstance(node.value, ast.Constant) else None
+    if isinstance(node, ast.Call):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        parts = [simple(node.func, depth + 1)]
+        parts += [simple(a, depth + 1) for a in node.args]
+        parts += [(lambda v: None if v is None else f"{k.arg}={v}")(simple(k.value, depth + 1)) for k in node.keywords]
+        if any(p is None for p in parts) or isinstance(node.func, ast.Constant):
+            return None
+        return f"{parts[0]}({', '.join(parts[1:])})"
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and type(node.operand.value) in (int, float)):
+        return f"-{node.operand.value!r}"
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+        base = simple(node.value, depth + 1)
+        index = simple(node.slice, depth + 1)
+        return f"{base}[{index}]" if base is not None and index is not None else None
+    return None
+
+
 def text(node):
     try:
-        s = ast.unparse(node)
+        s = simple(node)
+        if s is None:
+            s = ast.unparse(node)
     except Exception:  # noqa: BLE001 - an odd node is shown as its type, never a crash
         s = type(node).__name__
     return s if len(s) <= MAX_TEXT else s[: MAX_TEXT - 1] + "\u2026"
+
+
+class Source:
+    """The file's own text of a node, by its positions: far cheaper than ast.unparse on a file of
+    thousands of assertions. Only for what is shown or paired by exact text (an assertion's whole
+    statement, a statement's key); what a change is judged by (subjects, expected values, marks,
+    strategies) stays unparsed, so reformatting is still no edit."""
+
+    def __init__(self, data):
+        self.data = data
+        self.starts = [0]
+        # Positions count UTF-8 bytes of lines split at \n; other encodings, a BOM or a bare \r would shift
+        # them, and then every text is unparsed instead.
+        self.exact = b"\r" not in data and not data.startswith(b"\xef\xbb\xbf")
+        if self.exact:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                self.exact = False
+        i = data.find(b"\n")
+        while i >= 0:
+            self.starts.append(i + 1)
+            i = data.find(b"\n", i + 1)
+
+    def of(self, node):
+        if self.exact:
+            try:
+                a = self.starts[node.lineno - 1] + node.col_offset
+                b = self.starts[node.end_lineno - 1] + node.end_col_offset
+                return self.data[a:b].decode("utf-8", "replace")
+            except (AttributeError, IndexError, TypeError):
+                pass
+        try:
+            return ast.unparse(node)
+        except Exception:  # noqa: BLE001 - an odd node is shown as its type, never a crash
+            return type(node).__name__
+
+
+SOURCE = Source(b"")
+
+
+def written(node):
+    """The node as the file writes it, capped."""
+    s = SOURCE.of(node)
+    return s if len(s) <= MAX_TEXT else s[: MAX_TEXT - 1] + "\u2026"
+
+
+def key(node):
+    """A short key of a statement for telling a renamed test by its code (whitespace left out)."""
+    return hashlib.blake2b("".join(SOURCE.of(node).split()).encode("utf-8"), digest_size=8).hexdigest()
 
 
 def digest(node):
@@ -102,8 +187,17 @@ def digest(node):
 
 def literal(node):
     """Whether the node is a literal value (what an expected value written out looks like)."""
-    if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("approx") and node.args:
-        return literal(node.args[0])
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Call):
+        if (dotted(node.func) or "").endswith("approx") and node.args:
+            return literal(node.args[0])
+        # literal_eval takes one call, `set()`; any other is no literal (and raising to say so is slow).
+        if not (isinstance(node.func, ast.Name) and node.func.id == "set" and not node.args):
+            return False
+    elif isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Compare, ast.BoolOp, ast.Lambda,
+                           ast.JoinedStr, ast.Await, ast.NamedExpr, ast.ListComp, ast.GeneratorExp)):
+        return False
     try:
         ast.literal_eval(node)
         return True
@@ -188,7 +282,7 @@ class Body(ast.NodeVisitor):
         self.swallow = 0
 
     def add(self, node, matcher, subject, expected=None, negated=False, arg=None):
-        a = {"line": node.lineno, "matcher": matcher, "subject": subject, "text": text(node)}
+        a = {"line": node.lineno, "matcher": matcher, "subject": subject, "text": written(node)}
         if expected is not None:
             a["expected"] = expected
         if negated:
@@ -377,7 +471,7 @@ def unit(fn, prefix, inherited):
     u["asserts"] = body.asserts
     u["marks"] += body.marks
     u["assumes"] = body.assumes
-    u["body"] = [text(s) for s in fn.body][:200]
+    u["body"] = [key(s) for s in fn.body[:200]]
     return u
 
 
@@ -482,9 +576,11 @@ class File:
 
 
 def scan(path):
+    global SOURCE
     with open(path, "rb") as f:
         source = f.read()
     tree = ast.parse(source, filename=path)
+    SOURCE = Source(source)
     out = File()
     out.statements(tree.body)
     facts = {
@@ -511,7 +607,8 @@ def main():
         except (ValueError, RecursionError, MemoryError) as e:
             answer[key] = {"error": f"{type(e).__name__}: {e}", "line": 0}
     with open(sys.argv[2], "w", encoding="utf-8") as f:
-        json.dump(answer, f)
+        # dumps, not dump: only the one-shot encoder is the C one, several times faster on a big answer.
+        f.write(json.dumps(answer, separators=(",", ":")))
 
 
 if __name__ == "__main__":
