@@ -314,11 +314,29 @@ export const REASON_CODES = {
     why: 'Outside CI a warning; under CI=true an error verdict and no head code runs, since untrusted code would run unconfined.',
     next: '`sudo apt-get install -y bubblewrap`; on Ubuntu 24.04 also `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`. Or set sandbox.allowUnsandboxed: true in the base config to accept plain processes.',
   },
+  SANDBOX_NETWORK_UNAVAILABLE: {
+    meaning:
+      'The base config gives head code network (tests.setupNetwork, tests.network, seeds.network or hits.network), but the sandbox cannot: slirp4netns, which gives a sandbox user-mode networking in its own network namespace, is missing or failed.',
+    why: "Head code never gets the host's network namespace (its loopback, its abstract unix sockets). Outside CI it ran with no network (a warning); under CI=true it is an error verdict and no head code runs.",
+    next: '`sudo apt-get install -y slirp4netns` (and have it on PATH); or, if the install or the tests need no network, set that key to false in the base config in a human commit.',
+  },
+  PROGRAM_HIDDEN: {
+    meaning:
+      "A program the base config runs (the test command's, tests.setup's, an interpreter such as seeds.python) is found on this machine's PATH only in a folder the sandbox does not show (a pyenv shim, a virtualenv or nvm under a home folder), and no other program of that name is in the sandbox's view.",
+    why: 'Every run of it would fail far from the cause (command not found, No module named pytest); the gate says why before any head code runs, and cannot decide anything meanwhile.',
+    next: 'Add the folder the finding names to sandbox.readOnly in the base config (a human commit), so head processes can read that install, or install the program system-wide (under /usr, e.g. `apt-get install python3-pytest`).',
+  },
+  PROGRAM_SUBSTITUTED: {
+    meaning:
+      "A program the base config runs resolves in the sandbox to another file than on this machine's PATH: the first one lives in a folder the sandbox does not show, so a later PATH entry (often the system's /usr/bin/python3) runs instead.",
+    why: 'A warning: the run may well work with the system program, but if it fails (No module named pytest) this is why.',
+    next: "If the run needs the hidden install, add the folder the finding names to sandbox.readOnly in the base config; otherwise install what the run needs for the program that ran, or name that program's path in the config.",
+  },
   RESOURCE_LIMIT: {
     meaning:
-      'A head process hit a cap of the sandbox (memory, file size, process count or wall time) and was stopped.',
-    why: 'A run that was stopped is never a pass; the finding names the cap and what was observed.',
-    next: 'Fix what used the resource; if the cap is too low for the suite, raise sandbox.limits in a human commit.',
+      'A head process (a test run, the setup command, a property, a seed replay) hit a cap of the sandbox and was stopped: memory (resident, or with what its /tmp and other memory-backed folders hold: limit "tmpfs"), the bytes its writable folders grew by ("disk"), the size of one file, the process count or wall time.',
+    why: 'A run that was stopped is never a pass; the finding names the cap, what was observed, where, and the setting.',
+    next: 'Fix what used the resource (the finding names the folder or mount that grew); if the cap is too low for the suite, raise the sandbox.limits key it names (memoryMb, diskMb, fileMb) in a human commit.',
   },
   INSTRUMENT_SHADOWED: {
     meaning:

@@ -17,8 +17,14 @@ import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import { lockedFixtureDigests } from './layers/fixtures/locked-digests.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { configuredPrograms, programFindings } from './layers/program-finding.js';
 import { regressionLayer } from './layers/regression/regression-layer.js';
-import { describeIsolation, unsandboxedFinding } from './layers/sandbox-finding.js';
+import {
+  describeIsolation,
+  networkFinding,
+  networkSettings,
+  unsandboxedFinding,
+} from './layers/sandbox-finding.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
@@ -50,6 +56,7 @@ import {
 } from './report/scorecard.js';
 import { TestSession } from './runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from './sandbox/open.js';
+import { programView } from './sandbox/program-view.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { pushAll } from './util/arrays.js';
 import { isInside, toPosix } from './util/repo-path.js';
@@ -295,11 +302,37 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         limits: limitsFromConfig(config.sandbox.limits),
       }));
     isolation = describeIsolation(sandbox.isolation);
-    const isolationFinding = unsandboxedFinding(
-      sandbox.isolation,
-      config.sandbox.allowUnsandboxed,
-      options.env,
+    const sandboxFindings: Finding[] = [];
+    const unsandboxed = unsandboxedFinding(sandbox.isolation, config.sandbox.allowUnsandboxed, options.env);
+    if (unsandboxed) sandboxFindings.push(unsandboxed);
+    // Without a sandbox there is no network namespace to give (SANDBOX_UNAVAILABLE says so already).
+    const asked = networkSettings(config, (name) =>
+      pipeline.some((l) => l.name === name && l.enabled(config)),
     );
+    if (sandbox.isolation.mode === 'bwrap' && asked.length > 0) {
+      const offline = networkFinding(await sandbox.checkNetwork(), asked, options.env);
+      if (offline) sandboxFindings.push(offline);
+    }
+    // What each configured program is inside the sandbox: a home-folder interpreter is not there.
+    if (sandbox.isolation.mode === 'bwrap') {
+      const box = sandbox;
+      const programs = configuredPrograms(
+        config,
+        (name) => pipeline.some((l) => l.name === name && l.enabled(config)),
+        scrubbedEnv(options.env),
+      );
+      pushAll(
+        sandboxFindings,
+        programFindings(
+          programs.map((program) => ({
+            program,
+            view: programView(program.program, program.searchPath, (p) => box.visible(p)),
+          })),
+        ),
+      );
+    }
+    // A sandbox that cannot be what the config asks for runs no head code (the finding says which).
+    const blocking = sandboxFindings.find((f) => f.severity === 'error');
     const logDir = await checkouts.scratch('logs');
     await sandbox.grant(headRoot);
     await sandbox.grant(baseRoot);
@@ -394,7 +427,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
 
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
-    const findings: Finding[] = isolationFinding ? [isolationFinding] : [];
+    const findings: Finding[] = [...sandboxFindings];
     pushAll(findings, missingSubmoduleWarnings(checkouts.missingSubmodules(headRoot)));
     // What head code could rewrite in its own checkout, taken before any of it runs (and only when some
     // will: with no such layer on, nothing can write the checkout).
@@ -438,12 +471,17 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         });
         continue;
       }
-      if (isolationFinding?.severity === 'error' && layer.runsHeadCode) {
+      if (blocking && layer.runsHeadCode) {
         layers.push({
           name: layer.name,
           status: 'skipped',
           findings: 0,
-          reason: 'head code runs only in the sandbox here (see SANDBOX_UNAVAILABLE)',
+          reason:
+            blocking.code === 'SANDBOX_UNAVAILABLE'
+              ? 'head code runs only in the sandbox here (see SANDBOX_UNAVAILABLE)'
+              : blocking.code === 'PROGRAM_HIDDEN'
+                ? 'a program the config runs is not in the sandbox (see PROGRAM_HIDDEN)'
+                : "head code given network runs only with the sandbox's own network (see SANDBOX_NETWORK_UNAVAILABLE)",
         });
         continue;
       }

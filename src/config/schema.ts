@@ -41,15 +41,28 @@ const sandboxSchema = z
       ),
     limits: z
       .strictObject({
-        memoryMb: z.int().min(64).default(4096).describe('Resident memory of one head process tree.'),
+        memoryMb: z
+          .int()
+          .min(64)
+          .default(4096)
+          .describe(
+            'Memory of one head process tree: its resident memory plus what its memory-backed folders (/tmp, /dev/shm) hold.',
+          ),
         processes: z.int().min(16).default(1024).describe('Processes the sandbox user may have at once.'),
         fileMb: z
           .int()
           .min(1)
           .default(1024)
           .describe('Largest file a head process may write, logs included.'),
+        diskMb: z
+          .int()
+          .min(16)
+          .default(4096)
+          .describe(
+            'Bytes head processes may add to a folder they write (a checkout, its scratch), counted over every head process that writes it: the install, every test run.',
+          ),
       })
-      .default({ memoryMb: 4096, processes: 1024, fileMb: 1024 }),
+      .default({ memoryMb: 4096, processes: 1024, fileMb: 1024, diskMb: 4096 }),
   })
   .describe('How head code is sandboxed (bubblewrap on Linux).');
 
@@ -477,7 +490,7 @@ export const configSchema = z
     sandbox: sandboxSchema.default({
       allowUnsandboxed: false,
       readOnly: [],
-      limits: { memoryMb: 4096, processes: 1024, fileMb: 1024 },
+      limits: { memoryMb: 4096, processes: 1024, fileMb: 1024, diskMb: 4096 },
     }),
     limits: z
       .strictObject({

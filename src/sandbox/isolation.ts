@@ -27,8 +27,12 @@ export interface Isolation {
   /** The uid and gid head code runs as. */
   uid: number;
   gid: number;
-  /** Absolute paths of the programs the sandbox is built with. */
-  tools?: { bwrap: string; setpriv?: string; prlimit?: string };
+  /**
+   * Absolute paths of the programs the sandbox is built with. `slirp4netns`
+   * gives network to the head processes the base config lets have it; without
+   * it they have none.
+   */
+  tools?: { bwrap: string; setpriv?: string; prlimit?: string; slirp4netns?: string };
   /** Why there is no (or a weaker) sandbox, and how to get one. */
   reason?: string;
 }
@@ -39,6 +43,9 @@ export const SANDBOX_GID = 65534;
 
 export const HOW_TO_ENABLE =
   'install bubblewrap (Debian/Ubuntu: `sudo apt-get install -y bubblewrap`) and allow user namespaces; on Ubuntu 24.04 (GitHub ubuntu-24.04 runners) run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` first, or run the gate as root';
+
+export const HOW_TO_ENABLE_NETWORK =
+  'install slirp4netns (Debian/Ubuntu: `sudo apt-get install -y slirp4netns`) and put it on PATH; or, if the install or the tests need no network, set tests.setupNetwork (tests.network, seeds.network, hits.network) to false in the base config';
 
 function which(program: string, searchPath: string | undefined): string | undefined {
   for (const dir of (searchPath ?? '').split(path.delimiter)) {
@@ -89,6 +96,9 @@ export async function detectIsolation(searchPath: string | undefined): Promise<I
   if (bwrap === undefined) return plain(`bubblewrap (bwrap) is not installed; ${HOW_TO_ENABLE}`);
   const setpriv = which('setpriv', '/usr/bin:/bin:/usr/sbin');
   const prlimit = which('prlimit', '/usr/bin:/bin:/usr/sbin');
+  // Looked up on the gate's PATH only: a user who takes it off PATH gets no network, never the host's.
+  const slirp4netns = which('slirp4netns', searchPath);
+  const net = slirp4netns ? { slirp4netns } : {};
   if (uid === 0 && setpriv !== undefined) {
     const r = await probe(bwrap, [
       ...PROBE_VIEW,
@@ -109,7 +119,7 @@ export async function detectIsolation(searchPath: string | undefined): Promise<I
         user: 'separate',
         uid: SANDBOX_UID,
         gid: SANDBOX_GID,
-        tools: { bwrap, setpriv, ...(prlimit ? { prlimit } : {}) },
+        tools: { bwrap, setpriv, ...(prlimit ? { prlimit } : {}), ...net },
       };
     }
   }
@@ -120,7 +130,7 @@ export async function detectIsolation(searchPath: string | undefined): Promise<I
       user: 'same',
       uid,
       gid,
-      tools: { bwrap, ...(prlimit ? { prlimit } : {}) },
+      tools: { bwrap, ...(prlimit ? { prlimit } : {}), ...net },
       reason:
         "the gate does not run as root, so head code is sandboxed in a user namespace but under the gate's own uid; run the gate as root (as CI runners do) for a separate user",
     };

@@ -3,21 +3,42 @@
  * use, so RLIMIT_AS would break them; cgroups are not writable on every CI
  * runner. Instead one watcher reads /proc a few times a second and sums the
  * resident memory of every process under each watched root (a sandbox's
- * bubblewrap, or a plain child's process): a tree over its cap is killed and
- * told why.
+ * bubblewrap, or a plain child's process), plus what the sandbox holds in
+ * memory-backed folders: every tmpfs mounted in the mount namespaces of its
+ * processes (its private /tmp, /dev/shm, the runner caches inside a
+ * read-only node_modules, bubblewrap's own root and /dev), measured with
+ * statfs through /proc/<pid>/root. A file in a tmpfs is RAM nobody's RSS
+ * shows. A tree over its cap is killed and told why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statfsSync } from 'node:fs';
 import { pushAll } from '../util/arrays.js';
 
-interface Watched {
+/** What the watcher saw when a tree went over its cap. */
+export interface MemoryUse {
+  /** Resident bytes of the tree's processes. */
+  resident: number;
+  /** Bytes used in the tmpfs mounts the sandbox sees. */
+  tmpfs: number;
+  /** The tmpfs holding the most, as the sandbox sees its path. */
+  largestMount?: string;
+}
+
+export interface MemoryWatch {
+  /** The process tree whose resident memory counts (bubblewrap, or a plain child). */
   root: number;
+  /**
+   * A process inside the sandbox (its pid 1), once known: the mount
+   * namespaces of it and everything below it are where tmpfs use is counted.
+   * Never bubblewrap's own outer process, which sees the host's mounts.
+   */
+  sandboxInit?(): number | undefined;
   capBytes: number;
-  onBreach(observedBytes: number): void;
+  onBreach(use: MemoryUse): void;
 }
 
 const PAGE = 4096;
 const INTERVAL_MS = 250;
-const watched = new Set<Watched>();
+const watched = new Set<MemoryWatch>();
 let timer: NodeJS.Timeout | undefined;
 
 /** Parent pid and resident bytes of every process on the host. */
@@ -58,6 +79,16 @@ function childrenOf(parent: Map<number, number>): Map<number, number[]> {
   return children;
 }
 
+function tree(root: number, children: Map<number, number[]>): number[] {
+  const out: number[] = [];
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) pending.push(child);
+  }
+  return out;
+}
+
 /** Every process below `root` (not `root` itself), deepest last. */
 export function descendants(root: number): number[] {
   const children = childrenOf(readProcesses().parent);
@@ -70,30 +101,82 @@ export function descendants(root: number): number[] {
   return out;
 }
 
+/** mountinfo escapes blanks, tabs, newlines and backslashes in paths as octal. */
+function unescapeMountPath(p: string): string {
+  return p.replace(/\\([0-7]{3})/g, (_m, oct: string) => String.fromCharCode(Number.parseInt(oct, 8)));
+}
+
+/**
+ * Bytes in use in every tmpfs the given processes' mount namespaces hold,
+ * each file system counted once (by its device number, however many times it
+ * is mounted). A process that is gone meanwhile counts nothing.
+ */
+export function tmpfsUse(pids: readonly number[]): { bytes: number; largestMount?: string } {
+  const namespaces = new Set<string>();
+  const seen = new Set<string>();
+  let bytes = 0;
+  let largest = 0;
+  let largestMount: string | undefined;
+  for (const pid of pids) {
+    let ns: string;
+    let info: string;
+    try {
+      ns = readlinkSync(`/proc/${pid}/ns/mnt`);
+      if (namespaces.has(ns)) continue;
+      info = readFileSync(`/proc/${pid}/mountinfo`, 'utf8');
+    } catch {
+      continue;
+    }
+    namespaces.add(ns);
+    for (const line of info.split('\n')) {
+      const dash = line.indexOf(' - ');
+      if (dash === -1 || !line.startsWith('tmpfs ', dash + 3)) continue;
+      const fields = line.slice(0, dash).split(' ');
+      const device = fields[2];
+      const mountPoint = fields[4];
+      if (device === undefined || mountPoint === undefined || seen.has(device)) continue;
+      seen.add(device);
+      let used: number;
+      try {
+        const s = statfsSync(`/proc/${pid}/root${unescapeMountPath(mountPoint)}`);
+        used = (s.blocks - s.bfree) * s.bsize;
+      } catch {
+        continue;
+      }
+      bytes += used;
+      if (used > largest) {
+        largest = used;
+        largestMount = unescapeMountPath(mountPoint);
+      }
+    }
+  }
+  return largestMount === undefined ? { bytes } : { bytes, largestMount };
+}
+
 function scan(): void {
   const { parent, rss } = readProcesses();
   const children = childrenOf(parent);
   for (const w of watched) {
-    let total = 0;
-    const pending = [w.root];
-    for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-      total += rss.get(pid) ?? 0;
-      for (const child of children.get(pid) ?? []) pending.push(child);
+    let resident = 0;
+    for (const pid of tree(w.root, children)) resident += rss.get(pid) ?? 0;
+    let tmpfs = 0;
+    let largestMount: string | undefined;
+    const init = w.sandboxInit?.();
+    // RSS alone over the cap needs no statfs; otherwise the tmpfs share decides.
+    if (init !== undefined && resident <= w.capBytes) {
+      const t = tmpfsUse(tree(init, children));
+      tmpfs = t.bytes;
+      largestMount = t.largestMount;
     }
-    if (total > w.capBytes) {
+    if (resident + tmpfs > w.capBytes) {
       watched.delete(w);
-      w.onBreach(total);
+      w.onBreach({ resident, tmpfs, ...(largestMount !== undefined ? { largestMount } : {}) });
     }
   }
 }
 
-/** Watches the process tree under `root`; returns a function that stops watching. */
-export function watchMemory(
-  root: number,
-  capBytes: number,
-  onBreach: (observedBytes: number) => void,
-): () => void {
-  const w: Watched = { root, capBytes, onBreach };
+/** Watches the tree of `w.root` until the returned function is called (or it breaches, once). */
+export function watchMemory(w: MemoryWatch): () => void {
   watched.add(w);
   if (timer === undefined) {
     timer = setInterval(() => {

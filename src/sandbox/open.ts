@@ -15,6 +15,16 @@ export async function openSandbox(
 }
 
 /** The base config's `sandbox.limits` (in MiB) as byte limits. */
-export function limitsFromConfig(l: { memoryMb: number; processes: number; fileMb: number }): Limits {
-  return { memoryBytes: l.memoryMb * 1024 ** 2, processes: l.processes, fileBytes: l.fileMb * 1024 ** 2 };
+export function limitsFromConfig(l: {
+  memoryMb: number;
+  processes: number;
+  fileMb: number;
+  diskMb: number;
+}): Limits {
+  return {
+    memoryBytes: l.memoryMb * 1024 ** 2,
+    processes: l.processes,
+    fileBytes: l.fileMb * 1024 ** 2,
+    diskBytes: l.diskMb * 1024 ** 2,
+  };
 }

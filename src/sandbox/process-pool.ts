@@ -54,6 +54,8 @@ export interface ProcessPoolOptions {
   timeoutMs: number;
   /** Exactly the environment head code may see. */
   env: Record<string, string>;
+  /** Network for the processes, only when the base config opts the layer in. */
+  network?: boolean;
   signal?: AbortSignal;
 }
 
@@ -104,6 +106,7 @@ export class ProcessPool {
       env: this.opts.env,
       writable: [this.opts.root],
       readOnly: [nodeDir, ...(this.opts.readOnly ?? [])],
+      ...(this.opts.network ? { network: true } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
       channel: true,
     });
@@ -157,11 +160,13 @@ export class ProcessPool {
     proc.child.once('exit', (rawCode, rawSignal) => {
       const { code, signal } = proc.exitOf(rawCode, rawSignal);
       const breach = proc.breach;
-      const how = breach
-        ? breach.message
-        : signal
-          ? `was killed by ${signal}`
-          : `exited with code ${code ?? 'unknown'}`;
+      const how = proc.failure
+        ? `did not start: ${proc.failure}`
+        : breach
+          ? breach.message
+          : signal
+            ? `was killed by ${signal}`
+            : `exited with code ${code ?? 'unknown'}`;
       const tail = slot.stderrTail.trim().split('\n').slice(-5).join(' | ');
       die(`the head-code process ${how}${tail ? `: ${tail}` : ''}`);
     });

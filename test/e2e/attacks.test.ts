@@ -101,7 +101,8 @@ describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 
 
   it("head code cannot reach the base's checkout, the out folder or other gates' temp folders to rewrite them", async () => {
     const body = `
-      found.tmp = fs.readdirSync('/tmp');
+      // Its own /tmp, and the gate's temp folder (where the checkouts are) as far as it can see it.
+      found.tmp = [...new Set(['/tmp', ${JSON.stringify(tmpdir())}])].flatMap((d) => { try { return fs.readdirSync(d); } catch { return []; } });
       found.work = (() => { try { return fs.readdirSync(${JSON.stringify(path.dirname(tmpdir()))}); } catch (e) { return String(e).slice(0, 30); } })();
       try { fs.writeFileSync('/tmp/../property_seeds.json', '{}'); found.wroteRoot = true; } catch { found.wroteRoot = false; }
       try { found.worktrees = cp.execFileSync('git', ['worktree', 'list'], { encoding: 'utf8' }); } catch (e) { found.worktrees = 'no git'; }`;
@@ -187,7 +188,7 @@ describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 
   it('a setsid daemon cannot rewrite the out folder after the gate exits: it dies with the sandbox', async () => {
     const marker = `pg-daemon-${Date.now()}`;
     const body = `
-      cp.spawn('setsid', ['sh', '-c', 'sleep 2; for d in /tmp/pg-attack-out-*; do echo forged > "$d/scorecard.json"; done # ${marker}'], { detached: true, stdio: 'ignore' }).unref();
+      cp.spawn('setsid', ['sh', '-c', 'sleep 2; for d in ${tmpdir()}/pg-attack-out-*; do echo forged > "$d/scorecard.json"; done # ${marker}'], { detached: true, stdio: 'ignore' }).unref();
       found.spawned = true;`;
     const r = await check(hitsRepo(PROPS, { 'properties/p.ts': probe(body) }));
     expect(probeResult(r.card).spawned).toBe(true);
@@ -200,7 +201,7 @@ describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 
   it("a daemon left by one gate cannot edit a later gate's checkouts", async () => {
     const marker = `pg-lurker-${Date.now()}`;
     const body = `
-      cp.spawn('setsid', ['sh', '-c', 'while true; do for f in /tmp/patchgate-*/tree/properties/*.ts; do echo "export default 1" > "$f"; done; sleep 0.1; done # ${marker}'], { detached: true, stdio: 'ignore' }).unref();
+      cp.spawn('setsid', ['sh', '-c', 'while true; do for f in ${tmpdir()}/patchgate-*/tree/properties/*.ts; do echo "export default 1" > "$f"; done; sleep 0.1; done # ${marker}'], { detached: true, stdio: 'ignore' }).unref();
       found.spawned = true;`;
     await check(hitsRepo(PROPS, { 'properties/p.ts': probe(body) }));
     expect(processesWith(marker)).toEqual([]);

@@ -116,24 +116,58 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A user to run a child as (through setpriv), e.g. a gate that is not root. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
 /** Spawns the built CLI, as a user's CI would. */
 export function runCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string | undefined> },
+  opts: { cwd: string; env?: Record<string, string | undefined>; as?: RunAs },
 ): Promise<CliResult> {
-  return runNode(CLI, args, { cwd: opts.cwd, env: { NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env } });
+  return runNode(CLI, args, {
+    cwd: opts.cwd,
+    env: { NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env },
+    ...(opts.as ? { as: opts.as } : {}),
+  });
 }
+
+/**
+ * This machine's PATH without its home-folder entries (a pyenv shim, cargo):
+ * the programs the CLI runs are then the ones its sandbox runs, so no test
+ * depends on how the developer's shell is set up. The interpreter test sets
+ * its own PATH to play that case.
+ */
+const SYSTEM_PATH = (process.env.PATH ?? '/usr/bin:/bin')
+  .split(':')
+  .filter((d) => /^\/(usr|bin|sbin|opt)(\/|$)/.test(d))
+  .join(':');
 
 /** Runs a Node script to completion, collecting its output; `undefined` env values are removed. */
 export function runNode(
   script: string,
   args: string[],
-  opts: { cwd: string; env?: Record<string, string | undefined> },
+  opts: { cwd: string; env?: Record<string, string | undefined>; as?: RunAs },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, ...opts.env };
+    const env: Record<string, string | undefined> = { ...process.env, PATH: SYSTEM_PATH, ...opts.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [script, ...args], {
+    const [file, argv] = opts.as
+      ? [
+          'setpriv',
+          [
+            `--reuid=${opts.as.uid}`,
+            `--regid=${opts.as.gid}`,
+            '--clear-groups',
+            process.execPath,
+            script,
+            ...args,
+          ],
+        ]
+      : [process.execPath, [script, ...args]];
+    const child = spawn(file, argv, {
       cwd: opts.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

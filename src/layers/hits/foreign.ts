@@ -24,6 +24,8 @@ export interface ScoreForeignOptions {
   timeoutMs: number;
   env: Record<string, string>;
   sandbox: Sandbox;
+  /** `hits.network`: network for the harness processes. */
+  network?: boolean;
   signal: AbortSignal;
   /** Registers a property (unique name, locked fixture, well-formed claims) or reports why not. */
   accept(info: PropertyInfo): boolean;
@@ -118,6 +120,7 @@ export async function scoreForeign(
         cwd: opts.root,
         sandbox: opts.sandbox,
         env: opts.env,
+        ...(opts.network ? { network: true } : {}),
         timeoutMs: opts.timeoutMs,
         signal: opts.signal,
       });
@@ -175,6 +178,7 @@ export async function scoreForeign(
         cwd: opts.root,
         sandbox: opts.sandbox,
         env: opts.env,
+        ...(opts.network ? { network: true } : {}),
         timeoutMs: opts.timeoutMs,
         signal: opts.signal,
       });

@@ -73,6 +73,7 @@ export const hitsLayer: Layer = {
         env: childEnv,
         sandbox: ctx.sandbox,
         root,
+        ...(hits.network ? { network: true } : {}),
         signal: ctx.signal,
       });
     const lockedSet = new Set(locked.keys());

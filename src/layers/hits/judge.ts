@@ -1,4 +1,4 @@
-import type { LimitBreach } from '../../sandbox/sandbox.js';
+import { breachEvidence, type LimitBreach } from '../../sandbox/sandbox.js';
 import { byCodePoint } from '../../util/compare.js';
 import type { Finding, FrozenItem } from '../types.js';
 import type { HitReportRow, MutantOutcome, PropertyInfo } from './model.js';
@@ -160,9 +160,7 @@ export function judge(input: JudgeInput): JudgeOutput {
           f('RESOURCE_LIMIT', 'reject', `head: property '${name}' ${v.limit.message}`, {
             ...ev,
             side: 'head',
-            limit: v.limit.limit,
-            cap: v.limit.cap,
-            ...(v.limit.observed !== undefined ? { observed: v.limit.observed } : {}),
+            ...breachEvidence(v.limit),
           }),
         );
       } else {

@@ -37,6 +37,8 @@ export interface PoolOptions {
   /** The checkout whose properties this pool runs: one pool per revision, so head code never sees the base. */
   root: string;
   readOnly?: readonly string[];
+  /** `hits.network`: network for the property processes. */
+  network?: boolean;
   signal?: AbortSignal;
 }
 

@@ -187,6 +187,7 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     timeoutMs: hits.timeoutMs,
     env: opts.childEnv,
     sandbox: opts.sandbox,
+    ...(hits.network ? { network: true } : {}),
     signal: opts.signal,
     accept,
     ...(opts.progress ? { progress: opts.progress } : {}),

@@ -1,3 +1,5 @@
+import type { LimitBreach } from '../../sandbox/sandbox.js';
+
 /**
  * What every seed runner reports, whatever the language: one replay per
  * (property, seed) and one count of the examples a property actually ran.
@@ -37,6 +39,8 @@ export interface SeedReplay {
   examples?: number;
   /** Log file of the process that ran it, when there was one. */
   log?: string;
+  /** The sandbox cap the process hit (it was stopped): the replay has no result, and the head is to blame. */
+  limit?: LimitBreach;
 }
 
 export interface ExampleCount {

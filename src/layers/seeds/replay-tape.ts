@@ -76,6 +76,7 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           root: opts.root,
           env: opts.env,
           sandbox: opts.sandbox,
+          ...(opts.config.network ? { network: true } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
           modules: opts.config.properties,
           rows: fcRows,

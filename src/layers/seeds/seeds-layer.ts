@@ -4,6 +4,7 @@ import { assertSourcesFound, nothingConfigured } from '../../config/configured-s
 import { contractReadOptions } from '../../config/contract-file.js';
 import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
+import { breachEvidence } from '../../sandbox/sandbox.js';
 import { pushAll } from '../../util/arrays.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
@@ -37,6 +38,16 @@ export function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedRepla
     ...(r.log !== undefined ? { log: r.log } : {}),
   };
   const seedText = r.seed === '' ? '' : ` at seed ${r.seed}`;
+  if (r.limit !== undefined) {
+    // A cap the head's code hit: no result, and the patch's doing (a rejection naming the cap).
+    return {
+      code: 'RESOURCE_LIMIT',
+      layer: LAYER,
+      severity: 'reject',
+      message: `'${r.property}'${seedText}: the replay ${r.limit.message}`,
+      evidence: { ...evidence, ...breachEvidence(r.limit) },
+    };
+  }
   switch (r.status) {
     case 'fail': {
       const via =

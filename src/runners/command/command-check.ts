@@ -32,6 +32,8 @@ export interface CommandCheckOptions {
   fixture: unknown;
   /** An existing directory for the fixture file (removed after the run). */
   tmpDir: string;
+  /** Network for the command, only when the base config opts the layer in. */
+  network?: boolean;
   signal?: AbortSignal;
 }
 
@@ -83,6 +85,7 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
       env,
       writable: [opts.cwd],
       readOnly: [opts.tmpDir],
+      ...(opts.network ? { network: true } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const child = proc.child as typeof proc.child & { stdout: Readable; stderr: Readable };
@@ -143,6 +146,27 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
         // Anything it left running in its group goes too.
         proc.kill('SIGKILL');
         if (failure !== undefined) return finish(failure);
+        // A check stopped for a cap, or never started, gave no answer: it must not count as a failing check.
+        if (proc.failure !== undefined) {
+          return finish(
+            new HarnessError(
+              'HARNESS_START_FAILED',
+              opts.command,
+              `${label} did not start: ${proc.failure}`,
+              {
+                cwd: opts.cwd,
+              },
+            ),
+          );
+        }
+        if (proc.breach !== undefined) {
+          return finish(
+            new HarnessError('HARNESS_CRASHED', opts.command, `${label} ${proc.breach.message} on ${file}`, {
+              fixtureFile: file,
+              limit: proc.breach,
+            }),
+          );
+        }
         const durationMs = Math.round(performance.now() - started);
         if (code === 0) {
           return finish({ status: 'pass', exitCode: 0, exitSignal: null, durationMs });
@@ -175,6 +199,7 @@ export interface CommandCheckerOptions {
   concurrency?: number;
   /** Where the checker's temp directory is created. Default `os.tmpdir()`. */
   tmpRoot?: string;
+  network?: boolean;
   signal?: AbortSignal;
 }
 
@@ -220,6 +245,7 @@ export class CommandChecker {
         timeoutMs: this.opts.timeoutMs,
         fixture,
         tmpDir: this.tmpDir,
+        ...(this.opts.network ? { network: true } : {}),
         signal: signal ?? this.opts.signal,
       });
     } finally {

@@ -40,6 +40,8 @@ export interface HarnessClientOptions {
   writable?: readonly string[];
   /** More folders it may read. */
   readOnly?: readonly string[];
+  /** Network for the harness, only when the base config opts the layer in. */
+  network?: boolean;
   /** The child's whole environment, used as given: nothing is inherited from `process.env`. */
   env: NodeJS.ProcessEnv;
   /** Budget for checking one fixture; a check request of n fixtures gets n × timeoutMs. */
@@ -153,6 +155,7 @@ export class HarnessClient {
       ),
       writable: opts.writable ?? [opts.cwd],
       ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
+      ...(opts.network ? { network: true } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
       channel: true,
     });
@@ -515,7 +518,11 @@ export class HarnessClient {
     const head = pending[0];
     const during = head === undefined ? '' : ` during the ${head.what}`;
     const breach = this.proc.breach;
-    const how = breach ? breach.message : describeExit(code, signal);
+    const how = this.proc.failure
+      ? `did not start: ${this.proc.failure}`
+      : breach
+        ? breach.message
+        : describeExit(code, signal);
     const lead = starting
       ? `${this.label} ${how} before answering hello${lastLineNote(this.stderr.lastLine())}`
       : `${this.label} ${how}${during}` + (pending.length > 1 ? ` (${pending.length} requests pending)` : '');

@@ -21,8 +21,10 @@ export type TestRunErrorCode =
   | 'TESTS_NO_REPORT'
   /** A test run ran no test: a usage error, a collection error, an empty suite. */
   | 'TESTS_RUN_FAILED'
-  /** A test run hit a cap of the sandbox (memory, file size) and was stopped. */
+  /** A run (the setup command's included) hit a cap of the sandbox (memory, tmpfs, disk, file size) and was stopped. */
   | 'RESOURCE_LIMIT'
+  /** A command given network could not have it: the sandbox's user-mode networking failed; nothing ran. */
+  | 'SANDBOX_NETWORK_UNAVAILABLE'
   /** Something of the checkout replaced, bypassed or ran before the gate's instruments in the test process. */
   | 'INSTRUMENT_SHADOWED'
   /** A run of head code broke (no report, no test, a timeout, a failed setup) where the base's same run works. */

@@ -228,6 +228,15 @@ function spawnLogged(
       // Whatever it left running in its group (watchers, workers, servers) goes too.
       proc.kill('SIGKILL');
       if (wasAborted) return reject(aborted(shown, opts.signal!));
+      if (proc.failure !== undefined) {
+        return reject(
+          new TestRunError(
+            'SANDBOX_NETWORK_UNAVAILABLE',
+            `${shown} did not run in ${opts.cwd}: ${proc.failure}`,
+            { command: opts.argv, cwd: opts.cwd, failure: proc.failure },
+          ),
+        );
+      }
       const breach = proc.breach;
       const durationMs = Math.round(performance.now() - started);
       let drainTimer: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@ import type { TestsConfig } from '../../config/schema.js';
 import { parseJUnitFile } from '../../junit/index.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { foldWhitespace } from '../../junit/text.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import { breachEvidence, type Sandbox } from '../../sandbox/sandbox.js';
 import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { CENSUS, CENSUS_MODULE, readCensus, type TestCensus } from './census.js';
@@ -360,14 +360,7 @@ export class TestSession {
       throw new TestRunError(
         'RESOURCE_LIMIT',
         `the test command (${label}) ${run.breach.message}; logs: ${run.stdoutFile}, ${run.stderrFile}`,
-        {
-          label,
-          side: req.side,
-          limit: run.breach.limit,
-          cap: run.breach.cap,
-          observed: run.breach.observed,
-          output,
-        },
+        { label, side: req.side, ...breachEvidence(run.breach), output },
       );
     }
     if (run.timedOut) {

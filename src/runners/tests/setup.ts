@@ -17,7 +17,7 @@
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import { breachEvidence, type Sandbox } from '../../sandbox/sandbox.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
 import { outputTail } from './output-tail.js';
@@ -119,6 +119,15 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
       );
     }
     throw e;
+  }
+  if (run.breach) {
+    // A cap the install hit is the head's doing (its manifests, its install scripts): a rejection.
+    const tail = await outputTail(run, 10);
+    throw new TestRunError(
+      'RESOURCE_LIMIT',
+      `setup command ${shown} ${run.breach.message} in ${opts.worktree}; output in ${run.stderrFile} and ${run.stdoutFile}${tail === '' ? '' : `\n${tail}`}`,
+      { command: setup, cwd: opts.worktree, ...breachEvidence(run.breach), output: tail },
+    );
   }
   if (run.timedOut || run.exitCode !== 0) {
     const how = run.timedOut

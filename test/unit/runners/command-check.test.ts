@@ -55,9 +55,10 @@ if (mode === 'copy') {
     process.exit(1);
   }
 } else if (mode === 'env') {
-  const keys = Object.keys(process.env).sort().join(',');
-  // bubblewrap adds PWD, the folder it changed to.
-  if (keys.replace(/(^|,)PWD(?=,|$)/, '') !== 'ONLY_THIS,PATCHGATE_FIXTURE' || process.env.ONLY_THIS !== 'yes') {
+  // bubblewrap adds PWD, the folder it changed to; the sandbox its temp folder, its private /tmp.
+  const own = (k) => k === 'PWD' || (['TEMP', 'TMP', 'TMPDIR'].includes(k) && process.env[k] === '/tmp');
+  const keys = Object.keys(process.env).filter((k) => !own(k)).sort().join(',');
+  if (keys !== 'ONLY_THIS,PATCHGATE_FIXTURE' || process.env.ONLY_THIS !== 'yes') {
     console.error('unexpected env: ' + keys);
     process.exit(2);
   }

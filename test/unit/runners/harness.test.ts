@@ -151,9 +151,11 @@ describe('HarnessClient with a well-behaved harness', () => {
     process.env.PATCHGATE_TEST_SECRET = 'do-not-leak';
     try {
       const client = await start('env', { env: { ONLY_THIS: 'yes', ALSO: 'this one' } });
-      // bubblewrap adds PWD (the cwd it changed to); nothing of the parent's environment gets through.
+      // bubblewrap adds PWD (the cwd it changed to), the sandbox a temp folder of its own; nothing of the
+      // parent's environment gets through.
       const claims = (await client.list())[0]?.claims.filter((c) => !c.startsWith('PWD='));
-      expect(claims).toEqual(['ALSO=this one', 'ONLY_THIS=yes']);
+      const temp = sandbox.isolation.mode === 'bwrap' ? ['TEMP=/tmp', 'TMP=/tmp', 'TMPDIR=/tmp'] : [];
+      expect(claims).toEqual(['ALSO=this one', 'ONLY_THIS=yes', ...temp]);
     } finally {
       delete process.env.PATCHGATE_TEST_SECRET;
     }

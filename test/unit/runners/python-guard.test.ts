@@ -70,6 +70,17 @@ async function guarded(
 const PASSING = { 'tests/test_ok.py': 'def test_ok():\n    assert True\n' };
 
 describe("the gate's pytest loader and guard", () => {
+  it("collects what pyproject.toml's native [tool.pytest] table says on a pytest older than 9 (a bench/ left out)", async () => {
+    const { run, result } = await guarded({
+      ...PASSING,
+      'pyproject.toml': '[tool.pytest]\ntestpaths = [ "tests" ]\naddopts = ["-x"]\n',
+      // pytest 7 would collect it and fail: the fixture comes from a plugin the project installs only for benches.
+      'bench/test_bench.py': 'def test_speed(benchmark):\n    benchmark(lambda: None)\n',
+    });
+    expect(run.exitCode).toBe(0);
+    expect(result.collected?.map((c) => c.nodeid)).toEqual(['tests/test_ok.py::test_ok']);
+  });
+
   it("report the gate's own plugins, loaded from the gate's folder, and every selected test", async () => {
     const { run, result } = await guarded(PASSING);
     expect(run.exitCode).toBe(0);

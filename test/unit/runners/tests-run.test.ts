@@ -216,11 +216,12 @@ describe('runTests', () => {
     expect(readFileSync(big.stderrFile, 'utf8')).toBe('');
   });
 
-  it('passes exactly the given environment', async () => {
+  it('passes exactly the given environment, plus (in the sandbox) a temp folder it can write', async () => {
     setup();
     process.env.PATCHGATE_TEST_SECRET = 'hunter2';
     const run = await runTests(opts(['env'], { env: { ONLY_THIS: 'yes', ALSO: '1' } }));
-    expect(readFileSync(run.stdoutFile, 'utf8')).toBe('ALSO,ONLY_THIS\n');
+    const temp = sandbox.isolation.mode === 'bwrap' ? ',TEMP,TMP,TMPDIR' : '';
+    expect(readFileSync(run.stdoutFile, 'utf8')).toBe(`ALSO,ONLY_THIS${temp}\n`);
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {

@@ -139,6 +139,18 @@ async function replayOne(
   }
   const log = run.stdoutFile;
 
+  if (run.breach) {
+    return {
+      replay: {
+        ...base,
+        status: 'error',
+        message: `the seed command ${run.breach.message}`,
+        log,
+        limit: run.breach,
+      },
+      started: true,
+    };
+  }
   if (run.timedOut) {
     return {
       replay: {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { builtWorkerFile, ProcessPool } from '../../../sandbox/process-pool.js';
+import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { findModules } from '../../../util/find-modules.js';
 import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
@@ -17,6 +17,8 @@ export interface FastCheckReplayOptions {
   /** Exactly the environment head code may see. */
   env: Record<string, string>;
   sandbox: Sandbox;
+  /** `seeds.network`: network for the replay processes. */
+  network?: boolean;
   signal?: AbortSignal;
   /** Budget of one run of a property (the watchdog's heartbeat). */
   timeoutMs: number;
@@ -102,6 +104,7 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     timeoutMs: opts.timeoutMs,
     env: opts.env,
+    ...(opts.network ? { network: true } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   try {
@@ -194,7 +197,16 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
           }
           const message = err instanceof Error ? err.message : String(err);
           const seeds = row.seeds.length > 0 ? row.seeds.map((s) => s.seed) : [''];
-          return { replays: seeds.map((seed) => ({ property: row.id, seed, status: 'error', message })) };
+          const limit = err instanceof WorkerCrashError ? err.breach : undefined;
+          return {
+            replays: seeds.map((seed) => ({
+              property: row.id,
+              seed,
+              status: 'error' as const,
+              message,
+              ...(limit ? { limit } : {}),
+            })),
+          };
         }
       }),
     );

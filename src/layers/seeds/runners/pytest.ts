@@ -338,6 +338,11 @@ async function runBatch(
     ? `${batch.members.length} (test, seed) pair${batch.members.length === 1 ? '' : 's'}, ${tests}`
     : `seed ${batch.seed}, ${tests}`;
 
+  if (run.breach) {
+    const message = `pytest ${run.breach.message} (${what})`;
+    for (const m of batch.members) fill(m, { status: 'error', message, log, limit: run.breach });
+    return true;
+  }
   if (run.timedOut) {
     const message = `pytest did not finish within ${seconds(opts.timeoutMs)} (${what})`;
     for (const m of batch.members) fill(m, { status: 'timeout', message, log });

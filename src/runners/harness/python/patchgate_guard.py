@@ -16,6 +16,9 @@ At the end of the session it writes a report (``PATCHGATE_GUARD_REPORT``):
              of those files the patch could write)
   collected  every selected test: its node id, and the classname and name
              pytest's JUnit writer gives it
+  nativeToml on a pytest older than 9 with no configuration file of its own:
+             what of pyproject.toml's [tool.pytest] table (read only by
+             pytest 9) the plugin applied for collection, and what not
 
 Environment:
   PATCHGATE_GUARD_ROOT     the checkout the run is in
@@ -150,6 +153,61 @@ def pytest_plugin_registered(plugin, manager):
         _register_trusted(manager)
 
 
+# What a pytest older than 9 takes from pyproject.toml's native [tool.pytest] table, which only pytest 9 reads:
+# the settings that decide what is collected. Without them pytest 7 collects a `bench/` the project left out.
+NATIVE_COLLECTION_KEYS = ("testpaths", "python_files", "python_classes", "python_functions", "norecursedirs")
+
+
+def _native_table(rootpath):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib
+        except ImportError:
+            return None
+    try:
+        with open(os.path.join(str(rootpath), "pyproject.toml"), "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, ValueError):
+        return None
+    table = data.get("tool", {}).get("pytest") if isinstance(data.get("tool"), dict) else None
+    if not isinstance(table, dict):
+        return None
+    return {k: v for k, v in table.items() if k != "ini_options"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Before pytest decides what to collect: a pyproject.toml that configures pytest only in the native
+    [tool.pytest] table is honoured for collection by a pytest that predates it, as pytest 9 would."""
+    try:
+        major = int(pytest.__version__.split(".")[0])
+    except ValueError:
+        return
+    if major >= 9 or getattr(early_config, "inipath", None) is not None:
+        return
+    table = _native_table(early_config.rootpath)
+    if not table:
+        return
+    cache = getattr(early_config, "_inicache", None)
+    if not isinstance(cache, dict):
+        return
+    applied = {}
+    for key in NATIVE_COLLECTION_KEYS:
+        value = table.get(key)
+        if isinstance(value, str):
+            value = value.split()
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            cache[key] = list(value)
+            applied[key] = list(value)
+    _state["native"] = {
+        "pytest": pytest.__version__,
+        "applied": applied,
+        "ignored": sorted(k for k in table if k not in applied),
+    }
+
+
 def pytest_collection_finish(session):
     try:
         from _pytest.junitxml import bin_xml_escape, mangle_test_address
@@ -193,6 +251,8 @@ def pytest_sessionfinish(session, exitstatus):
     }
     if _state["collected"] is not None:
         report["collected"] = _state["collected"]
+    if _state.get("native") is not None:
+        report["nativeToml"] = _state["native"]
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(report, f, sort_keys=True)
