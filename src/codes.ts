@@ -151,7 +151,7 @@ export const REASON_CODES = {
   UNFROZEN_SKIP: {
     meaning: 'A test was skipped or xfailed without a matching freeze row.',
     why: 'A skip is a fail: a skipped test proves nothing.',
-    next: 'Remove the skip. If it is deliberate, a human freezes it: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`. When adopting patchgate on a suite that already skips, `patchgate baseline` on the main branch writes a row for every such skip, for review.',
+    next: 'Remove the skip. A skip the patch added to a test the base runs is never frozen: the finding says so, and the fix is to restore the test. A skip that was already there and is deliberate is frozen by a human: `patchgate signatures add --from REPORT.xml --test ID --owner WHO --expires YYYY-MM-DD --action TEXT`. When adopting patchgate on a suite that already skips, `patchgate baseline` on the main branch writes a row for every such skip, for review.',
   },
   SIGNATURE_ROW_DELETED: {
     meaning: 'A freeze row present on the base is gone from the head.',
@@ -179,6 +179,18 @@ export const REASON_CODES = {
       "A test of the base passes on the base but did not run at all on the head's code with the base's tests (a collection or import error, or dropped from the run).",
     why: 'A test cannot vanish: not running is not passing.',
     next: 'Fix the import or collection error (see the run logs); a deliberate removal is accepted by a human job setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
+  TEST_WEAKENED: {
+    meaning:
+      "The patch changed the test side in a way that can hide a failure, and no failing base test or property is behind it: an assertion removed or weakened (a lower-ranked matcher), an expected value changed, a failure swallowed, a skip, xfail, todo or only added, fewer examples, generation turned off, a strategy or arbitrary narrowed, a filter or assume added, cases removed, a hook, mock or exclude entry added, a test or test file deleted, or a test file the gate's parser cannot read. One finding per edited test (or file), each edit with file, line and what changed.",
+    why: "The base's tests still pass on the head's code, so nothing is broken yet; but the head's own tests now check less, and they are what the next patch is judged by once this one merges. A warning by default (tests.weakened: reject makes it reject).",
+    next: 'Read each edit in the finding. If it hides a failure, restore what the test checked. If it is intended (the behaviour changed, a test was retired), a human lands the test change in its own commit; with tests.weakened: reject, that job accepts it by setting tests.overrideTokenEnv (default PATCHGATE_TESTS_OVERRIDE).',
+  },
+  TESTS_NONE_RAN: {
+    meaning:
+      "No base test ran to a verdict on the head's code: the overlay run was empty, or every test in it was skipped or deselected.",
+    why: "A layer that checked nothing is no pass. When the base's own run does run tests, the head's code stopped them (a reject); when it does not either, the gate cannot decide (an error).",
+    next: "Read the overlay run's log in the out folder (tests/overlay-run.stdout.log): a production change that skips every test at import (pytest.importorskip, a skip in a shared fixture) is the patch's to fix; a base whose suite runs nothing needs its test config fixed in a human commit.",
   },
   TOOLCHAIN_CHANGED: {
     meaning:

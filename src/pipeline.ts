@@ -29,6 +29,7 @@ import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
 import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
+import { testEditsLayer } from './layers/test-edits/test-edits-layer.js';
 import type {
   Artifact,
   Finding,
@@ -45,6 +46,7 @@ import { type TreeFiles, treeFiles } from './overlay/revision-files.js';
 import { testSideFor } from './overlay/test-side.js';
 import { aggregateFindings } from './report/aggregate.js';
 import { boundFinding } from './report/bounded.js';
+import { relocateLogPaths } from './report/log-paths.js';
 import {
   type LayerSummary,
   layerStatus,
@@ -72,6 +74,7 @@ export const LAYERS: readonly Layer[] = [
   seedsLayer,
   signaturesLayer,
   regressionLayer,
+  testEditsLayer,
   stabilityLayer,
   claimsLayer,
 ];
@@ -543,8 +546,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         ...told,
       };
       // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
-      // become one with the count, the full list an artifact.
-      const shown = aggregateFindings(layerFindings.map((f) => boundFinding(f)));
+      // become one with the count, the full list an artifact. A log path names the out folder's copy
+      // (tests/…): the temp folder is gone by the time anyone reads it.
+      const shown = aggregateFindings(layerFindings.map((f) => relocateLogPaths(boundFinding(f), logDir)));
       for (const artifact of shown.artifacts) await options.hooks?.onArtifact?.(artifact);
       layers.push(summary);
       layersRun.push(layer.name);

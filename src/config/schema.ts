@@ -322,9 +322,15 @@ const testsSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
       .default('PATCHGATE_TESTS_OVERRIDE')
       .describe(
-        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED), changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED) and production code that reaches into the tests (PRODUCTION_REACHES_TESTS); listed in overrides, never printed.',
+        'The variable a human job sets to accept base tests that disagree with the head (REGRESSION, TEST_VANISHED), test-toolchain changes (TOOLCHAIN_CHANGED), changes to shared code the runner configuration imports (TEST_CONFIG_IMPORT_CHANGED), production code that reaches into the tests (PRODUCTION_REACHES_TESTS) and, with weakened: reject, weakened tests (TEST_WEAKENED); listed in overrides, never printed.',
       ),
     network: z.boolean().default(false).describe('Give the test runs network access (off by default).'),
+    weakened: z
+      .enum(['warn', 'reject'])
+      .default('warn')
+      .describe(
+        'What a test-side edit that can hide a failure (a weakened assertion, an added skip, fewer examples, a narrowed strategy, a new hook…) is when no failing base test is behind it (TEST_WEAKENED): a warning that tells the reviewer what to look at, or a rejection (which tests.overrideTokenEnv accepts).',
+      ),
     setupNetwork: z
       .boolean()
       .default(true)

@@ -28,6 +28,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'seeds:skipped',
       'signatures:skipped',
       'regression:skipped',
+      'test-edits:skipped',
       'stability:skipped',
       'claims:skipped',
     ]);

@@ -98,6 +98,7 @@ describe('examples/invoice', () => {
       'seeds:pass',
       'signatures:skipped',
       'regression:skipped',
+      'test-edits:pass',
       'stability:skipped',
       'claims:skipped',
     ]);

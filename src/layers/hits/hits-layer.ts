@@ -5,6 +5,7 @@ import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
+import { attachEdits } from '../test-edits/attach.js';
 import type { Artifact, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
@@ -194,8 +195,16 @@ export const hitsLayer: Layer = {
         });
       }
     }
+    // A property that lost its hits names the edit to its module: the check that no longer looks.
+    const explained = await attachEdits(ctx, findings, (f) =>
+      (f.code === 'HIT_SURFACE_SHRANK' || f.code === 'ZERO_HIT') &&
+      typeof f.evidence.source === 'string' &&
+      typeof f.evidence.property === 'string'
+        ? { file: f.evidence.source, name: f.evidence.property, kind: 'hits' }
+        : undefined,
+    );
     return {
-      findings,
+      findings: explained,
       frozen: judged.frozen,
       artifacts,
       proofs: hitProofs(judged, onOverlay, new Set(frozen.keys())),

@@ -13,27 +13,35 @@ import {
   type SignatureFreeze,
   type SignatureFreezeRow,
 } from '../../freeze/signature-freeze.js';
+import { assertionText } from '../../junit/assertion-text.js';
 import type { TestOutcome } from '../../junit/model.js';
-import { testFileOf } from '../../runners/tests/presets.js';
+import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
+import { pushAll } from '../../util/arrays.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { acceptedByHuman, overrideActive, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
+import { attachEdits, queryOf } from '../test-edits/attach.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
+import { groupByFile } from './group-findings.js';
+import { nothingRanFinding } from './nothing-ran.js';
 import { reachFindings } from './reach.js';
 import { testSideFindings } from './test-side-findings.js';
 import { toolchainFindings } from './toolchain.js';
+import { causeFor, loadFailures, type VanishCause } from './vanish-cause.js';
 
 const LAYER = 'regression';
 
 /** The failure (or skip) a signature row would have to cover, as the signatures layer reads it. */
-function firstProblem(t: TestOutcome): { kind: string; message: string } {
+function firstProblem(t: TestOutcome): { kind: string; message: string; body?: string } {
   if (t.status === 'skipped' || t.status === 'xfailed')
     return { kind: skipKind(t.skipped, t.status), message: t.skipped?.message ?? '' };
-  const f = t.failures[0] ?? t.retries?.[0];
-  return f ? { kind: f.kind, message: f.message } : { kind: t.status, message: '' };
+  const f = t.failures[0];
+  if (f) return { kind: f.kind, message: f.message, body: f.body };
+  const r = t.retries?.[0];
+  return r ? { kind: r.kind, message: r.message } : { kind: t.status, message: '' };
 }
 
 export const regressionLayer: Layer = {
@@ -139,11 +147,18 @@ export const regressionLayer: Layer = {
     const freeze = await signatureFreeze(ctx);
     // With the test side untouched, failures of the overlay (the head's own run) are the signatures layer's.
     const found = disagreements(ov.sameAsHead ? new Map() : overlay, baseById, expected);
+    // Each base test's id parts, to name its file and to find the edits behind its finding.
+    const partsOf = (id: string): TestIdParts | undefined => overlay.get(id)?.[0] ?? baseById.get(id)?.[0];
+    // The files that did not load on the head's code, in the runner's words (the missing module).
+    const failedLoads = loadFailures(overlayRun.tests, (id) => baseById.has(id));
+    const tested: Finding[] = [];
     const matched: { d: Disagreement; row: SignatureFreezeRow; candidate: WaiverCandidate }[] = [];
     for (const d of found) {
       const t = d.tests[0];
       if (d.overlay === 'absent' || !t) {
-        findings.push(waive(vanished(d, inventory.how), d.id));
+        const parts = partsOf(d.id);
+        const file = parts ? testFileOf(preset, parts) : undefined;
+        tested.push(vanished(d, inventory.how, file, causeFor(file, failedLoads, preset === 'pytest')));
         continue;
       }
       const problem = firstProblem(t);
@@ -154,7 +169,7 @@ export const regressionLayer: Layer = {
           row,
           candidate: { test: t, kind: problem.kind, message: problem.message, skip: d.overlay === 'skipped' },
         });
-      else findings.push(waive(regressionFinding(ctx, d), d.id));
+      else tested.push(regressionFinding(ctx, d));
     }
     if (matched.length > 0 && freeze) {
       // The base passes these by definition: a row can only show them to be flakes of the head's code.
@@ -175,19 +190,24 @@ export const regressionLayer: Layer = {
             excused: excuse.how,
           });
         } else
-          findings.push(
-            waive(
-              regressionFinding(ctx, m.d, {
-                file: freeze.file,
-                row: m.row.index,
-                ...(m.row.line !== undefined ? { line: m.row.line } : {}),
-                why: `row ${m.row.index} of ${freeze.file} matches the wording, but the base passes this test and ${excuse.why}: a freeze excuses only what was already failing`,
-              }),
-              m.d.id,
-            ),
+          tested.push(
+            regressionFinding(ctx, m.d, {
+              file: freeze.file,
+              row: m.row.index,
+              ...(m.row.line !== undefined ? { line: m.row.line } : {}),
+              why: `row ${m.row.index} of ${freeze.file} matches the wording, but the base passes this test and ${excuse.why}: a freeze excuses only what was already failing`,
+            }),
           );
       }
     }
+    // Each with the test-side edit behind it, waivable one by one, then grouped by file when there are many.
+    const explained = await attachEdits(ctx, tested, (f) => {
+      const parts = partsOf(String(f.evidence.test));
+      return parts ? queryOf(preset, parts) : undefined;
+    });
+    pushAll(findings, groupByFile(explained.map((f) => waive(f, String(f.evidence.test)))));
+    const none = await nothingRanFinding(LAYER, overlayRun, tests, ctx.signal);
+    if (none) findings.push(none);
     return {
       findings,
       overrides,
@@ -240,18 +260,34 @@ async function signatureFreeze(ctx: LayerContext): Promise<SignatureFreeze | und
 const NEXT =
   'fix the production code so the base test passes again; if the change of behaviour is intended, a human updates the test in its own commit (or accepts this run with the override variable)';
 
-function vanished(d: Disagreement, how: 'collected' | 'ran'): Finding {
+function vanished(
+  d: Disagreement,
+  how: 'collected' | 'ran',
+  file: string | undefined,
+  cause: VanishCause | undefined,
+): Finding {
+  const why = cause
+    ? cause.own
+      ? `: ${cause.file ?? 'its file'} did not load (${cause.text})`
+      : `: the run stopped at ${cause.file ?? cause.test}, which did not load (${cause.text})`
+    : ' (collection or import error, a dropped parameter, or deleted)';
   return {
     code: 'TEST_VANISHED',
     layer: LAYER,
     severity: 'reject',
-    message: `base test ${d.id} passes on the base but did not run at all on the head's code with the base's tests (collection or import error, a dropped parameter, or deleted): a test cannot vanish`,
+    message: `base test ${d.id} passes on the base but did not run at all on the head's code with the base's tests${why}: a test cannot vanish`,
     evidence: {
       test: d.id,
+      ...(file !== undefined ? { file } : {}),
       base: d.base,
       overlay: 'did not run',
       listedBy: how === 'collected' ? "the base's own test listing" : "the base's full run",
-      next: NEXT,
+      ...(cause
+        ? { cause: cause.text, causeTest: cause.test, ...(cause.file ? { causeFile: cause.file } : {}) }
+        : {}),
+      next: cause
+        ? `fix what keeps ${cause.file ?? 'the test file'} from loading on the head's code (${cause.text}); a deliberate removal is accepted by a human job setting the override variable`
+        : NEXT,
     },
   };
 }
@@ -272,17 +308,20 @@ function regressionFinding(
   const scheme = ctx.config.signatures?.scheme ?? 'seed';
   const problem = firstProblem(t);
   const sig = failureSignature(problem.kind, problem.message, scheme);
+  // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
+  const text = assertionText(problem) || sig.template;
   return {
     code: 'REGRESSION',
     layer: LAYER,
     severity: 'reject',
-    message: `base test ${d.id} passes on the base but ${d.overlay === 'skipped' ? 'is skipped' : 'fails'} on the head's code (run with the base's own tests and runner config): ${sig.template}${freezeTried ? ` (${String(freezeTried.why)})` : ''}`,
+    message: `base test ${d.id} passes on the base but ${d.overlay === 'skipped' ? 'is skipped' : 'fails'} on the head's code (run with the base's own tests and runner config): ${text}${freezeTried ? ` (${String(freezeTried.why)})` : ''}`,
     evidence: {
       test: d.id,
-      file: t.file,
+      file: testFileOf(ctx.config.tests?.preset, t) ?? t.file,
       base: d.base,
       overlay: d.overlay,
       kind: problem.kind,
+      text,
       message: problem.message,
       template: sig.template,
       sha256: sig.sha256,

@@ -8,6 +8,7 @@ import { breachEvidence } from '../../sandbox/sandbox.js';
 import { pushAll } from '../../util/arrays.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
+import { attachEdits, queryOfNodeId } from '../test-edits/attach.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { compareTapes } from './compare-tapes.js';
 import type { SeedReplay } from './model.js';
@@ -259,8 +260,15 @@ export const seedsLayer: Layer = {
         };
       }
     }
+    // A failing or under-counted seed property names the edit to it: the narrowed generator, the lowered numRuns.
+    const explained = await attachEdits(ctx, findings, (f) => {
+      if (f.code !== 'SEED_FAILED' && f.code !== 'MIN_EXAMPLES_NOT_MET') return undefined;
+      const row = rows.get(String(f.evidence.property));
+      if (!row) return undefined;
+      return row.nodeid !== undefined ? queryOfNodeId(row.nodeid) : { file: '', name: row.id, kind: 'seed' };
+    });
     return {
-      findings,
+      findings: explained,
       artifacts,
       proofs: judged ? seedProofs(tape, judged, ctx.overlay.sameAsHead ? 'head' : 'overlay') : [],
     };

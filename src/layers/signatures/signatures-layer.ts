@@ -10,6 +10,7 @@ import {
   rowsMatching,
 } from '../../freeze/signature-freeze.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
+import { assertionText } from '../../junit/assertion-text.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
@@ -18,6 +19,7 @@ import { classifyFailures, type NewFailure } from '../failure-class.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
+import { markAddedSkips } from './added-skip.js';
 
 const LAYER = 'signatures';
 
@@ -92,12 +94,13 @@ export const signaturesLayer: Layer = {
     // Rows matched by wording: each waives its failure only once the base or a rerun shows it was there.
     const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string }[] = [];
     // Failures no row covers: rerun before they are named.
-    const unmatched: (NewFailure & { why: string })[] = [];
+    const unmatched: Unmatched[] = [];
     const check = (
       t: TestOutcome,
       kind: string,
       message: string,
       code: 'UNKNOWN_FAILURE_SIGNATURE' | 'UNFROZEN_SKIP',
+      body?: string,
     ) => {
       const sig = failureSignature(kind, message, cfg.scheme);
       const row = matchFailure(freeze, kind, message, ctx.today, t.id);
@@ -108,7 +111,7 @@ export const signaturesLayer: Layer = {
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);
       if (code === 'UNKNOWN_FAILURE_SIGNATURE') {
         // Named only once reruns say what it is.
-        unmatched.push({ test: t, kind, message, why });
+        unmatched.push({ test: t, kind, message, why, ...(body !== undefined ? { body } : {}) });
         return;
       }
       findings.push(
@@ -127,8 +130,8 @@ export const signaturesLayer: Layer = {
     for (const t of run.tests) {
       if (t.status === 'failed' || t.status === 'error') {
         // A failed test without a failure element still failed: it is checked with an empty message.
-        const failures = t.failures.length > 0 ? t.failures : [{ kind: t.status, message: '' }];
-        for (const fl of failures) check(t, fl.kind, fl.message, 'UNKNOWN_FAILURE_SIGNATURE');
+        const failures = t.failures.length > 0 ? t.failures : [{ kind: t.status, message: '', body: '' }];
+        for (const fl of failures) check(t, fl.kind, fl.message, 'UNKNOWN_FAILURE_SIGNATURE', fl.body);
       } else if (t.status === 'flaky')
         for (const r of t.retries ?? []) check(t, r.kind, r.message, 'UNKNOWN_FAILURE_SIGNATURE');
       else if (t.status === 'skipped' || t.status === 'xfailed') {
@@ -183,7 +186,8 @@ export const signaturesLayer: Layer = {
         );
       }
     }
-    return { findings, frozen };
+    // A skip the patch added is told to restore the test, never to freeze the skip.
+    return { findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests), frozen };
   },
 };
 
@@ -194,6 +198,9 @@ export const signaturesLayer: Layer = {
  * are stable, a pre-existing flake (frozen by the stability freeze, else
  * PREEXISTING_FLAKE_UNFROZEN) when the base flakes too.
  */
+/** A failure no row covers, with the body the runner wrote beside its message (for the finding's text). */
+type Unmatched = NewFailure & { why: string; body?: string };
+
 const BASE_SAYS: Record<string, string> = {
   passed: 'passes it (a regression)',
   failed: 'fails it another way',
@@ -204,7 +211,7 @@ const BASE_SAYS: Record<string, string> = {
 async function nameNewFailures(
   ctx: LayerContext,
   cfg: NonNullable<PatchgateConfig['signatures']>,
-  unmatched: readonly (NewFailure & { why: string })[],
+  unmatched: readonly Unmatched[],
   frozen: FrozenItem[],
 ): Promise<Finding[]> {
   const tests = ctx.tests;
@@ -280,6 +287,10 @@ async function nameNewFailures(
       );
       continue;
     }
+    // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
+    const text =
+      assertionText({ message: u.message, ...(u.body !== undefined ? { body: u.body } : {}) }) ||
+      sig.template;
     const what =
       c.kind === 'pre-existing'
         ? `the base's run of this test fails the same way (${c.baseRun})`
@@ -289,9 +300,10 @@ async function nameNewFailures(
     findings.push(
       f(
         'UNKNOWN_FAILURE_SIGNATURE',
-        `test ${t.id} failed with a signature no freeze row covers${u.why}; ${what}: ${sig.template}`,
+        `test ${t.id} failed with a signature no freeze row covers${u.why}; ${what}: ${text}`,
         {
           ...ev,
+          text,
           class: c.kind,
           ...(c.kind === 'pre-existing' ? { baseRun: c.baseRun } : { reruns: c.reruns, base: c.base }),
           freeze: cfg.freeze,

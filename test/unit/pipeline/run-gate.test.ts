@@ -35,6 +35,7 @@ describe('runGate', () => {
       'seeds:skipped',
       'signatures:skipped',
       'regression:skipped',
+      'test-edits:skipped',
       'stability:skipped',
       'claims:skipped',
       'boom:error',

@@ -1,0 +1,89 @@
+/**
+ * What the patch did to the test side that no finding explained. The layers
+ * before this one attach the edits behind their findings (a REGRESSION names
+ * the narrowed strategy that hid it); an edit left over is a weakened test
+ * with no failure beneath it yet: TEST_WEAKENED, one finding per edited test
+ * (or per file, for an edit to a whole file), so a reviewer knows what to look
+ * at even when the base's tests still pass. `test_edits.json` next to the
+ * scorecard lists every edit and the finding that explained it, if any.
+ */
+import type { PatchgateConfig } from '../../config/schema.js';
+import { acceptedByHuman, overrideActive, waivable } from '../override.js';
+import type { Finding, Layer, LayerContext, Override } from '../types.js';
+import { testEditsOf } from './analysis.js';
+import { editClause, editEvidence, MAX_ATTACHED } from './attach.js';
+import { editLocation, type TestEdit } from './model.js';
+
+const LAYER = 'test-edits';
+
+export const testEditsLayer: Layer = {
+  name: LAYER,
+  enabled: (config: PatchgateConfig) =>
+    config.tests !== undefined || config.seeds?.enabled === true || config.hits?.enabled === true,
+  contractFiles: () => [],
+  async run(ctx: LayerContext) {
+    const analysis = await testEditsOf(ctx);
+    const reject = ctx.config.tests?.weakened === 'reject';
+    const variable = ctx.config.tests?.overrideTokenEnv ?? 'PATCHGATE_TESTS_OVERRIDE';
+    const overridden = reject && overrideActive(ctx.env, variable);
+    const overrides: Override[] = [];
+    const left = analysis.unexplained();
+    const groups = new Map<string, TestEdit[]>();
+    for (const e of left) {
+      const key = `${e.file}\u241f${e.test ?? ''}`;
+      const g = groups.get(key);
+      if (g) g.push(e);
+      else groups.set(key, [e]);
+    }
+    const findings: Finding[] = [];
+    for (const edits of groups.values()) {
+      const first = edits[0]!;
+      let f = weakened(first, edits, reject);
+      if (reject) f = waivable(f, variable);
+      if (overridden) f = acceptedByHuman(f, first.file, variable, overrides);
+      findings.push(f);
+    }
+    const unexplained = new Set(left);
+    return {
+      findings,
+      overrides,
+      artifacts: [
+        {
+          name: 'test_edits.json',
+          content: `${JSON.stringify(
+            {
+              schema: 'patchgate/test-edits@1',
+              files: analysis.fileCount,
+              edits: analysis.edits.map((e) => ({ ...editEvidence(e), explained: !unexplained.has(e) })),
+            },
+            null,
+            2,
+          )}\n`,
+        },
+      ],
+    };
+  },
+};
+
+function weakened(first: TestEdit, edits: readonly TestEdit[], reject: boolean): Finding {
+  const what =
+    first.test !== undefined
+      ? `test ${first.test}${first.headTest !== undefined ? ` (now ${first.headTest})` : ''} of ${first.baseFile ?? first.file}`
+      : first.file;
+  return {
+    code: 'TEST_WEAKENED',
+    layer: LAYER,
+    severity: reject ? 'reject' : 'warn',
+    message: `the head changed ${what} so that it checks less, with no failing base test behind it (yet): ${editClause(edits)}`,
+    evidence: {
+      file: first.file,
+      ...(first.baseFile !== undefined ? { baseFile: first.baseFile } : {}),
+      ...((first.headLine ?? first.baseLine) !== undefined ? { line: first.headLine ?? first.baseLine } : {}),
+      ...(first.test !== undefined ? { test: first.test } : {}),
+      edit: first.kind,
+      edits: edits.slice(0, MAX_ATTACHED).map(editEvidence),
+      ...(edits.length > MAX_ATTACHED ? { editsCount: edits.length } : {}),
+      next: `look at ${editLocation(first)}: if the edit hides a failure, restore what the test checked; if it is intended, land the test change in a human commit of its own`,
+    },
+  };
+}
