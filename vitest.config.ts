@@ -8,10 +8,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // Each file in its own process: e2e tests spawn git and the CLI, and one test switches euid.
     pool: 'forks',
-    // Most test time is spent waiting on child processes (git, the CLI, sandboxed runners), not on a CPU: on
-    // a quiet 2-core CI machine three files at a time left the cores 40% idle. Four: the timing-sensitive
-    // tests (harness start timeouts, caps) hold at a load average of 8-12 here, well past what four add.
-    maxWorkers: 4,
+    // Most test time is spent waiting on child processes (git, the CLI, sandboxed runners), not on a CPU:
+    // three files at a time keep two cores busy without starving the runs that measure timeouts (four
+    // saved 10% here, and made the signal test's 4-second stop lose its race at a load average of 9).
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
