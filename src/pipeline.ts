@@ -4,6 +4,7 @@ import { isReasonCode } from './codes.js';
 import { contractReadOptions, DEFAULT_CONTRACT_BYTES } from './config/contract-file.js';
 import { FrozenContracts } from './config/frozen-contracts.js';
 import { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
+import type { PatchgateConfig } from './config/schema.js';
 import { asPatchgateError, InputError } from './errors.js';
 import { changedPaths, snapshotWorkingTree } from './git/changes.js';
 import { Checkouts, pruneLeftovers } from './git/checkouts.js';
@@ -26,6 +27,7 @@ import {
   unsandboxedFinding,
 } from './layers/sandbox-finding.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
+import { readTapeIfExists } from './layers/seeds/tape.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
 import { stabilityLayer } from './layers/stability/stability-layer.js';
 import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
@@ -321,6 +323,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         config,
         (name) => pipeline.some((l) => l.name === name && l.enabled(config)),
         scrubbedEnv(options.env),
+        await tapeRunsPython(snapshot.base, config, signal),
       );
       pushAll(
         sandboxFindings,
@@ -590,4 +593,27 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   }
   // The whole run, removal of worktrees and installed dependencies included.
   return { ...card, timings: { totalMs: Math.round(clock.now() - started), ...phases, layers: timings } };
+}
+
+/**
+ * Whether the base's seed tape has a row `seeds.python` runs (a pytest row).
+ * A tape the layer cannot read counts as one: the seeds layer reports it.
+ */
+async function tapeRunsPython(
+  base: Parameters<typeof readTapeIfExists>[0],
+  config: PatchgateConfig,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  if (!config.seeds) return false;
+  try {
+    const tape = await readTapeIfExists(
+      base,
+      config.seeds.tape,
+      'the base revision',
+      contractReadOptions(config, signal),
+    );
+    return tape === undefined || tape.rows.some((r) => r.runner === 'pytest');
+  } catch {
+    return true;
+  }
 }

@@ -23,6 +23,8 @@ export function configuredPrograms(
   config: PatchgateConfig,
   enabled: (layer: string) => boolean,
   env: Readonly<Record<string, string | undefined>>,
+  /** Whether the seed tape has rows seeds.python runs (pytest rows); fast-check rows run in Node. */
+  seedsRunPython = true,
 ): ConfiguredProgram[] {
   const out: ConfiguredProgram[] = [];
   const add = (setting: string, program: string | undefined, extra?: Readonly<Record<string, string>>) => {
@@ -43,7 +45,8 @@ export function configuredPrograms(
     add(tests.command ? 'tests.command' : `tests.preset (${tests.preset ?? 'generic'})`, argv0, tests.env);
     add('tests.setup', tests.setup?.[0], tests.env);
   }
-  if (config.seeds && enabled('seeds')) add('seeds.python', config.seeds.python, config.seeds.env);
+  if (config.seeds && enabled('seeds') && seedsRunPython)
+    add('seeds.python', config.seeds.python, config.seeds.env);
   if (config.hits && enabled('hits')) {
     for (const p of config.hits.python) add('hits.python', p.python);
     for (const h of config.hits.harnesses) add('hits.harnesses', h.command[0]);

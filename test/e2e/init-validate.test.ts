@@ -31,7 +31,9 @@ describe('patchgate init on a new repository', () => {
     expect(r.stdout).toContain('found fixture folder src/__snapshots__ (a folder named __snapshots__)');
     expect(r.stdout).toContain('tests.preset: vitest (found vitest in devDependencies)');
     expect(r.stdout).toContain('tests.setup: npm ci (found package-lock.json)');
-    expect(r.stdout).toContain('layers on: contracts, fixtures, signatures, regression, test-edits, stability');
+    expect(r.stdout).toContain(
+      'layers on: contracts, fixtures, signatures, regression, test-edits, stability',
+    );
     for (const f of [
       'patchgate.config.json',
       'FIXTURE_LOCK.json',
