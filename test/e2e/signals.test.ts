@@ -128,8 +128,10 @@ describe('interrupting a check while it reads a large contract file', () => {
       await exited;
     }
     expect(code).toBe(143);
-    // Reading the whole lock takes several seconds more; stopping must not wait for it.
-    expect(took).toBeLessThan(4000);
+    // Reading the whole lock takes several seconds more (tens under load); stopping must not wait for it. The
+    // bound leaves room for a loaded machine (4.8 s was seen with the suite's own load) and stays under the 10 s
+    // after which the gate counts as stuck.
+    expect(took).toBeLessThan(8000);
     expect(stderr).toContain('interrupted');
     expect(readdirSync(tmp).filter((n) => n.startsWith('patchgate-'))).toEqual([]);
   }, 180_000);
