@@ -225,6 +225,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   const timings: Record<string, number> = {};
   const phases = { revisionsMs: 0, setupMs: 0, cleanupMs: 0 };
   let tests: TestSession | undefined;
+  let sandbox: Sandbox | undefined;
   let isolation: Scorecard['isolation'] = { mode: 'process' };
   try {
     let headTree: string;
@@ -298,7 +299,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           shared: [],
         };
     const overlayRoot = overlayTree.sameAsHead ? headRoot : await checkouts.add(overlayTree.tree, 'overlay');
-    const sandbox =
+    sandbox =
       options.sandbox ??
       (await openSandbox(options.env.PATH, {
         readOnly: config.sandbox.readOnly,
@@ -588,6 +589,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
   } finally {
     phases.setupMs = Math.round(tests?.setupMs ?? 0);
     const t0 = clock.now();
+    // A run left going when another failed first (the base's inventory beside a head run that hit a cap)
+    // ends before its checkout is removed.
+    await sandbox?.stopAll();
     await checkouts.dispose();
     phases.cleanupMs = Math.round(clock.now() - t0);
   }

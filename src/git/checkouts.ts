@@ -192,8 +192,9 @@ export class Checkouts {
   }
 
   async dispose(): Promise<void> {
+    // Retries: a folder a process just stopped writing can still be ENOTEMPTY for a moment.
     for (const dir of this.created.splice(0))
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
   }
 }
 

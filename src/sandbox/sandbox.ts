@@ -214,6 +214,8 @@ export class Sandbox {
   private networkDown: string | undefined;
   private readonly resolvConf: string;
   private readonly sealed = new Set<string>();
+  /** Head processes not yet ended: a run abandoned when another failed first is still one of these. */
+  private readonly live = new Set<ChildProcess>();
 
   constructor(
     readonly isolation: Isolation,
@@ -341,6 +343,28 @@ export class Sandbox {
     return roots.some((r) => abs === r || abs.startsWith(`${r}/`));
   }
 
+  /**
+   * Ends every head process still running and waits for each to be gone
+   * (at most `graceMs`): a run another run's failure left behind must not
+   * go on writing into a checkout the gate is removing.
+   */
+  async stopAll(graceMs = 5000): Promise<void> {
+    const waits = [...this.live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(resolve, graceMs);
+          timer.unref();
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          killTree(child, 'SIGKILL');
+        }),
+    );
+    await Promise.all(waits);
+  }
+
   spawn(spec: SandboxSpec): HeadProcess {
     const [program, ...args] = spec.argv;
     if (program === undefined || program === '')
@@ -448,6 +472,9 @@ export class Sandbox {
         );
       }
     }
+    this.live.add(child);
+    child.once('close', () => this.live.delete(child));
+    child.once('error', () => this.live.delete(child));
     child.once('exit', (_code, signal) => {
       for (const u of unwatch) u();
       link?.stop();
