@@ -152,9 +152,11 @@ const kinds = {};
 for (const e of last.edits) kinds[e.kind] = (kinds[e.kind] ?? 0) + 1;
 const ratio = median(ours) / median(yard);
 console.log(
-  `parsing only (yardstick): median ${median(yard).toFixed(0)} ms, best ${Math.min(...yard).toFixed(0)} ms`,
+  `parsing only (yardstick): median ${median(yard).toFixed(0)} ms, best ${yard.reduce((a, b) => Math.min(a, b)).toFixed(0)} ms`,
 );
-console.log(`analysis: median ${median(ours).toFixed(0)} ms, best ${Math.min(...ours).toFixed(0)} ms`);
+console.log(
+  `analysis: median ${median(ours).toFixed(0)} ms, best ${ours.reduce((a, b) => Math.min(a, b)).toFixed(0)} ms`,
+);
 console.log(
   `edits found: ${last.edits.length} (${Object.entries(kinds)
     .map(([k, v]) => `${k} ${v}`)

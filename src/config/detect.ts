@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse as shellParse } from 'shell-quote';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
+import { NODE_VALUE_FLAGS } from './node-flags.js';
 import type { PatchgateConfigInput } from './schema.js';
 
 type TestsInput = NonNullable<PatchgateConfigInput['tests']>;
@@ -259,28 +260,6 @@ function testScript(scripts: Record<string, unknown>): { text: string; via: stri
   return undefined;
 }
 
-/** Node flags that take their value as the next word (so that word is not a test path). */
-const NODE_VALUE_FLAGS = new Set([
-  '--import',
-  '--require',
-  '-r',
-  '--loader',
-  '--experimental-loader',
-  '--env-file',
-  '--test-reporter',
-  '--test-reporter-destination',
-  '--test-name-pattern',
-  '--test-skip-pattern',
-  '--test-concurrency',
-  '--test-timeout',
-  '--test-shard',
-  '--conditions',
-  '-C',
-  '--input-type',
-  '--stack-size',
-  '--max-old-space-size',
-  '--title',
-]);
 /** The preset writes these itself (its reporters), and a gate run never watches. */
 const NODE_PRESET_FLAGS = new Set(['--test', '--test-reporter', '--test-reporter-destination', '--watch']);
 

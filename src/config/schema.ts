@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkRepoPath } from '../util/repo-path.js';
 import { DEFAULT_CONTRACT_BYTES, MAX_CONTRACT_BYTES } from './contract-file.js';
+import { NODE_VALUE_FLAGS } from './node-flags.js';
 
 /** A repo-relative path; escaping the repository is a config error. */
 const repoPath = z.string().superRefine((value, ctx) => {
@@ -233,25 +234,6 @@ export const TEST_PRESETS = [
   'maven',
   'generic',
 ] as const;
-
-/** Node options that take a value, which in node-test's `args` must be written `--flag=value`. */
-const NODE_VALUE_FLAGS = new Set([
-  '--import',
-  '--require',
-  '-r',
-  '--loader',
-  '--experimental-loader',
-  '--env-file',
-  '--test-reporter',
-  '--test-reporter-destination',
-  '--test-name-pattern',
-  '--test-skip-pattern',
-  '--test-concurrency',
-  '--test-timeout',
-  '--test-shard',
-  '--conditions',
-  '-C',
-]);
 
 const DEFAULT_LOCKFILES = [
   'package-lock.json',

@@ -6,6 +6,7 @@
  * `NODE_OPTIONS` set in the command or in `tests.env` counts too.
  */
 import { parse as shellParse } from 'shell-quote';
+import { NODE_MODULE_FLAGS, NODE_PATH_FLAGS, NODE_VALUE_FLAGS } from '../../config/node-flags.js';
 import type { Collector } from './collector.js';
 import type { JsRunnerConfigs } from './js-runners.js';
 import type { JsValue } from './js-value.js';
@@ -19,32 +20,6 @@ export interface CommandSource {
   key: string;
 }
 
-const NODE_MODULE_FLAGS = new Set([
-  '--import',
-  '--require',
-  '-r',
-  '--loader',
-  '--experimental-loader',
-  '--env-file',
-]);
-const NODE_PATH_FLAGS = new Set(['--test-reporter']);
-/** Node flags that take a value as the next word (so that word is not a script). */
-const NODE_VALUE_FLAGS = new Set([
-  ...NODE_MODULE_FLAGS,
-  ...NODE_PATH_FLAGS,
-  '--test-reporter-destination',
-  '--test-name-pattern',
-  '--test-skip-pattern',
-  '--test-concurrency',
-  '--test-timeout',
-  '--test-shard',
-  '--conditions',
-  '-C',
-  '--input-type',
-  '--stack-size',
-  '--max-old-space-size',
-  '--title',
-]);
 /** Programs that run the rest of the line as a command. */
 const WRAPPERS = new Set(['c8', 'nyc', 'cross-env', 'dotenv', 'env', 'time', 'nice']);
 const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx']);
