@@ -252,3 +252,22 @@ describe('network: never the host namespace', () => {
     expect(sandboxResolvConf(undefined)).toBe('nameserver 10.0.2.3\n');
   });
 });
+
+describe('stopAll', () => {
+  it('ends a head process still writing into its checkout, and returns only once it is gone', async () => {
+    const sandbox = sandboxWith();
+    const cwd = tempDir('pg-edges-');
+    // A run abandoned when another run failed first: it would go on writing while the gate removes the folder.
+    const run = sh(sandbox, 'while :; do echo x >> out.txt; sleep 0.05; done', { cwd });
+    await new Promise((r) => setTimeout(r, 500));
+    await sandbox.stopAll();
+    const ended = await Promise.race([
+      run.then(() => 'ended'),
+      new Promise((r) => setTimeout(() => r('running'), 100)),
+    ]);
+    expect(ended).toBe('ended');
+    const size = readFileSync(path.join(cwd, 'out.txt')).length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(readFileSync(path.join(cwd, 'out.txt')).length).toBe(size);
+  });
+});
