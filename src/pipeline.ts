@@ -240,8 +240,10 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     }
     // Head code never runs in the user's working tree, nor in anything git manages: both revisions are
     // private copies written from git's objects.
-    const baseRoot = await checkouts.add(revs.baseCommit, 'base');
-    const headRoot = await checkouts.add(headTree, 'head');
+    const [baseRoot, headRoot] = await Promise.all([
+      checkouts.add(revs.baseCommit, 'base'),
+      checkouts.add(headTree, 'head'),
+    ]);
     await options.hooks?.onRevisionsReady?.({ baseRoot, headRoot });
     if (signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
 

@@ -20,6 +20,8 @@ import type { Git } from './git.js';
 import { type MissingSubmodule, submoduleGitDir } from './submodules.js';
 import { listTree, type TreeEntry } from './tree.js';
 
+const MAX_WRITES_IN_FLIGHT = 32;
+
 /**
  * Streams blob contents from one `git cat-file --batch` process: a checkout
  * of thousands of files costs one process, not one per file.
@@ -42,7 +44,8 @@ function readBlobs(
     let headerSize = 0;
     let index = 0;
     let stderr = '';
-    let chain = Promise.resolve();
+    // Writes overlap (a checkout is thousands of small files); past this many in flight git's output waits.
+    const inFlight = new Set<Promise<void>>();
     let failed = false;
     const fail = (err: Error) => {
       if (failed) return;
@@ -77,7 +80,14 @@ function readBlobs(
         have = rest.length;
         need = -1;
         const i = index++;
-        chain = chain.then(() => onBlob(i, data)).catch((err: Error) => fail(err));
+        const write: Promise<void> = onBlob(i, data)
+          .catch((err: Error) => fail(err))
+          .finally(() => {
+            inFlight.delete(write);
+            if (inFlight.size < MAX_WRITES_IN_FLIGHT) child.stdout.resume();
+          });
+        inFlight.add(write);
+        if (inFlight.size >= MAX_WRITES_IN_FLIGHT) child.stdout.pause();
       }
     });
     child.on('error', (err) => fail(err));
@@ -88,7 +98,10 @@ function readBlobs(
           new InputError('GIT_FAILED', `git cat-file --batch failed (exit ${code}): ${stderr.trim()}`),
         );
       }
-      chain.then(resolve, reject);
+      // Every blob was handed out by now: what is still in flight is all that is left.
+      Promise.all([...inFlight]).then(() => {
+        if (!failed) resolve();
+      }, reject);
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(shas.map((s) => `${s}\n`).join(''));

@@ -73,7 +73,8 @@ describe(
   () => {
     it('a patch to one module reruns only the test file that imports it, and says which and why', async () => {
       const repo = shop();
-      repo.write({ 'src/shop/money.py': `${MONEY}\n\ndef euros(x):\n    return x\n` });
+      // A change to the function the test calls (a new function no test names would rerun nothing).
+      repo.write({ 'src/shop/money.py': MONEY.replace('round(x * 100)', 'int(round(x * 100))') });
       const r = await judge(repo);
       expect(r.card.verdict).toBe('accept');
       expect(r.stability?.scope).toBe('affected');
@@ -87,6 +88,7 @@ describe(
                 { file: 'tests/test_money.py' },
                 { file: 'src/shop/money.py', by: 'from shop.money import cents', line: 1 },
               ],
+              uses: { name: 'cents', file: 'tests/test_money.py' },
             },
           ],
           reasons: 1,
@@ -102,7 +104,7 @@ describe(
       expect(r.logs).not.toContain('head-run-2.junit.xml');
       const layer = r.card.layers.find((l) => l.name === 'stability');
       expect(layer?.note).toBe(
-        'probed 1 of 3 test files (tests/test_money.py: from shop.money import cents → src/shop/money.py); see stability.json',
+        'probed 1 of 3 test files (tests/test_money.py: from shop.money import cents → src/shop/money.py; tests/test_money.py uses cents, which the patch changed); see stability.json',
       );
       expect(layer?.scope).toMatchObject({
         mode: 'affected',

@@ -18,7 +18,12 @@ export function reasonText(r: ProbeReason): string {
   if (r.unresolved)
     return `may load a changed module: ${r.unresolved.file}:${r.unresolved.line} ${r.unresolved.what}${middle.length > 1 ? ` (reached through ${middle.slice(0, -1).join(' → ')})` : ''}`;
   const last = r.via[r.via.length - 1];
-  return `${last?.by ?? 'reaches'} → ${r.change}${through}`;
+  const uses = r.uses
+    ? r.uses.computed
+      ? `; ${r.uses.file} reaches attributes by computed names, so may use what changed (${r.uses.name}…)`
+      : `; ${r.uses.file} uses ${r.uses.name}, which the patch changed`
+    : '';
+  return `${last?.by ?? 'reaches'} → ${r.change}${through}${uses}`;
 }
 
 export function scopeSummary(scope: ProbeScope): ScopeSummary {

@@ -19,7 +19,16 @@ import type TS from 'typescript';
 import type { Change } from '../../git/changes.js';
 import type { TreeFiles } from '../../overlay/revision-files.js';
 import type { NamedPath } from '../../overlay/runner-config/types.js';
+import { mergeSections, sectionRuleFor } from '../../overlay/sections.js';
 import { byCodePoint } from '../../util/compare.js';
+import {
+  changedNames,
+  type DiffPython,
+  type Mentions,
+  type ModuleChange,
+  mentioned,
+  mentionsOf,
+} from './changed-names.js';
 import { type GraphEdge, ImportGraph, PACKAGE_NODE, type ParsePython, SETUP_NODE } from './import-graph.js';
 import { jsLoads } from './js-imports.js';
 import { JsResolver, namedMatcher } from './resolve.js';
@@ -41,6 +50,12 @@ export interface ProbeReason {
   via: ChainStep[];
   /** For a load the gate cannot follow: where, and what. */
   unresolved?: { file: string; line: number; what: string };
+  /**
+   * For a module whose change is of named definitions only: the file of the
+   * test's closure that mentions one (`computed`: reaches attributes by
+   * computed names, so may reach any).
+   */
+  uses?: { name: string; file: string; computed?: true };
 }
 
 export interface ProbedFile {
@@ -57,8 +72,13 @@ export interface ProbeScope {
   reasons: string[];
   probed: ProbedFile[];
   notProbed: string[];
-  /** The changes the graph followed, each with its kind. */
-  changes: { path: string; kind: PathKind['kind'] }[];
+  /**
+   * The changes the graph followed, each with its kind; for a modified
+   * Python module, the definitions that changed (`names`, none when only
+   * formatting did) or why the whole module counts (`whole`); for a
+   * dependency file that decides nothing here, why (`inert`).
+   */
+  changes: { path: string; kind: PathKind['kind']; names?: string[]; whole?: string; inert?: string }[];
 }
 
 export interface ScopeInput {
@@ -87,6 +107,20 @@ export interface ScopeInput {
   packageDirMapped: boolean;
   ts: typeof TS;
   parsePython: ParsePython;
+  /**
+   * The base's committed copy of a path. With it, a modified Python module
+   * counts by the definitions the patch changed, and a mixed manifest by its
+   * test sections; without, every changed module counts whole.
+   */
+  readBase?(p: string): Promise<string | undefined>;
+  /** Compares modules' copies (patchgate_changed_names.py in the sandbox). */
+  diffPython?: DiffPython;
+  /**
+   * Whether a setup step installs dependencies into the checkouts
+   * (`tests.setup`): without one, a lockfile or a manifest's metadata
+   * decides nothing the tests run with.
+   */
+  installs?: boolean;
   signal?: AbortSignal;
 }
 
@@ -149,7 +183,13 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   const testFiles = new Set(input.testFiles ?? []);
   const kinds = new Map<string, PathKind>();
   for (const p of paths) kinds.set(p, pathKind(p, input.lockfiles));
-  const changes = paths.map((p) => ({ path: p, kind: kinds.get(p)?.kind ?? 'data' }));
+  const inert = await inertDependencyFiles(input, live, kinds);
+  for (const p of inert.keys()) kinds.set(p, { kind: 'data' });
+  const changes: ProbeScope['changes'] = paths.map((p) => ({
+    path: p,
+    kind: kinds.get(p)?.kind ?? 'data',
+    ...(inert.has(p) ? { inert: inert.get(p) } : {}),
+  }));
   if (paths.length === 0)
     return {
       mode: 'affected',
@@ -233,12 +273,23 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   });
 
   // The targets: changed files of the head a test can reach, and which kind of loader can reach each.
-  const targets = live
+  const reachable = live
     .map((c) => c.path)
     .filter((p) => {
       const k = kinds.get(p)?.kind;
       return k === 'module' || k === 'data';
     });
+  // A modified Python module counts by the definitions the patch changed; one whose syntax tree is the
+  // base's (formatting, comments) changed nothing that runs.
+  const moduleChanges = await pythonModuleChanges(input, live);
+  for (const c of changes) {
+    const m = moduleChanges.get(c.path);
+    if (m) Object.assign(c, 'names' in m ? { names: m.names } : { whole: m.whole });
+  }
+  const targets = reachable.filter((p) => {
+    const m = moduleChanges.get(p);
+    return !(m && 'names' in m && m.names.length === 0);
+  });
   // A workspace package (or the package itself, imported by its own name) is every production module in it.
   for (const [key, node] of graph.nodes) {
     if (!key.startsWith(PACKAGE_NODE)) continue;
@@ -278,6 +329,7 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   const backwards = (
     sources: readonly string[],
     reason: (source: string, via: ChainStep[]) => ProbeReason,
+    keep: (reason: ProbeReason) => boolean = () => true,
   ) => {
     const next = new Map<string, { to: string; edge: GraphEdge } | null>();
     const queue: string[] = [];
@@ -309,15 +361,61 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
         });
         at = step.to;
       }
-      add(t, reason(at, via));
+      const r = reason(at, via);
+      if (keep(r)) add(t, r);
     }
   };
-  for (const t of targets)
-    backwards([t], (source, via) =>
-      via.length === 1
-        ? { change: source, via: [{ file: source, by: 'the patch changed it' }] }
-        : { change: source, via },
+  const mentionsCache = new Map<string, Mentions>();
+  const closureOf = (test: string): string[] => {
+    const seen = new Set<string>([test]);
+    const queue = [test];
+    for (let i = 0; i < queue.length; i++)
+      for (const e of graph.nodes.get(queue[i] as string)?.edges ?? [])
+        if (!seen.has(e.to)) {
+          seen.add(e.to);
+          queue.push(e.to);
+        }
+    return [...seen].filter((f) => !f.startsWith('\u0000')).sort(byCodePoint);
+  };
+  /** The first file of the test's closure (the changed module aside) that mentions one of `names`. */
+  const firstMention = async (test: string, module: string, names: readonly string[]) => {
+    const files = closureOf(test).filter((f) => f !== module);
+    const unread = files.filter((f) => !mentionsCache.has(f));
+    for (const [f, text] of await input.files.readMany(unread)) mentionsCache.set(f, mentionsOf(f, text));
+    let computed: ProbeReason['uses'] | undefined;
+    for (const f of files) {
+      const m = mentionsCache.get(f);
+      // A file the gate could not read could mention anything.
+      if (!m) return { name: names[0] ?? '', file: f, computed: true as const };
+      const hit = mentioned(m, names);
+      if (hit && !hit.computed) return { name: hit.name, file: f };
+      if (hit && !computed) computed = { name: hit.name, file: f, computed: true };
+    }
+    return computed;
+  };
+  for (const t of targets) {
+    const m = moduleChanges.get(t);
+    const named = m && 'names' in m ? m.names : undefined;
+    const found: { test: string; reason: ProbeReason }[] = [];
+    backwards(
+      [t],
+      (source, via) => {
+        const reason: ProbeReason =
+          via.length === 1
+            ? { change: source, via: [{ file: source, by: 'the patch changed it' }] }
+            : { change: source, via };
+        found.push({ test: via[0]?.file ?? source, reason });
+        return reason;
+      },
+      named ? () => false : undefined,
     );
+    if (!named) continue;
+    for (const { test, reason } of found) {
+      // The changed module is the test file itself (a test-side module the patch changed): probed.
+      const uses = test === t ? undefined : await firstMention(test, t, named);
+      if (test === t || uses) add(test, { ...reason, ...(uses ? { uses } : {}) });
+    }
+  }
   for (const c of live) {
     const k = kinds.get(c.path);
     if (k?.kind === 'snapshot' && testFiles.has(k.test))
@@ -356,4 +454,62 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
     probed.push({ file: f, why: sorted.slice(0, MAX_REASONS), reasons: sorted.length });
   }
   return { mode: 'affected', reasons: [], probed, notProbed, changes };
+}
+
+/** Modified Python modules present on both sides, compared definition by definition. */
+async function pythonModuleChanges(
+  input: ScopeInput,
+  live: readonly Change[],
+): Promise<Map<string, ModuleChange>> {
+  const { readBase, diffPython } = input;
+  if (!readBase || !diffPython) return new Map();
+  const modified = live.filter(
+    (c) => c.kind === 'modified' && c.path.endsWith('.py') && !input.isTestPath(c.path),
+  );
+  const heads = await input.files.readMany(modified.map((c) => c.path));
+  const pairs: { path: string; base: string; head: string }[] = [];
+  for (const c of modified) {
+    const base = await readBase(c.path);
+    const head = heads.get(c.path);
+    if (base !== undefined && head !== undefined) pairs.push({ path: c.path, base, head });
+  }
+  return changedNames(pairs, diffPython);
+}
+
+/**
+ * Dependency files that decide nothing the tests run with: with no setup
+ * step installing into the checkouts, a lockfile or a manifest is only
+ * metadata, and a mixed manifest (`pyproject.toml`, `setup.cfg`) reaches the
+ * tests only through its test sections. `package.json` and the tsconfigs are
+ * read when modules load, so they always count.
+ */
+async function inertDependencyFiles(
+  input: ScopeInput,
+  live: readonly Change[],
+  kinds: ReadonlyMap<string, PathKind>,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (input.installs !== false || !input.readBase) return out;
+  for (const c of live) {
+    const k = kinds.get(c.path);
+    if (k?.kind !== 'all' || k.manifest !== true) continue;
+    const rule = sectionRuleFor(c.path);
+    if (rule && rule.kind !== 'toml' && rule.kind !== 'ini') continue;
+    if (rule) {
+      const base = c.kind === 'renamed' ? undefined : await input.readBase(c.path);
+      const head = (await input.files.readMany([c.path])).get(c.path);
+      const merged = mergeSections(rule, base, head);
+      // The head's test sections are the base's (else the merge would have put the base's back).
+      if (merged.fromBase !== undefined || merged.text !== head) continue;
+      out.set(
+        c.path,
+        `${c.path} changed outside its test sections, and no setup step installs from it: nothing the tests run with changed`,
+      );
+    } else
+      out.set(
+        c.path,
+        `${c.path} is a dependency manifest or lockfile, and no setup step installs from it: nothing the tests run with changed`,
+      );
+  }
+  return out;
 }

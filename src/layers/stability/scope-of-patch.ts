@@ -12,6 +12,7 @@ import type { SuiteRun } from '../../runners/tests/session.js';
 import { loadTypescript } from '../../util/typescript.js';
 import { toolchainFindings } from '../regression/toolchain.js';
 import type { LayerContext } from '../types.js';
+import { PYTHON_CHANGED_NAMES_PATH } from './changed-names.js';
 import { type ProbeScope, probeScope } from './probe-scope.js';
 
 export const PYTHON_IMPORTS_PATH: string = shippedPythonFile('patchgate_imports.py');
@@ -113,6 +114,20 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
           signal: ctx.signal,
           texts,
         }),
+      readBase: (p) => ctx.base.readCommitted(p),
+      diffPython: (texts, modules) =>
+        parsePythonTexts({
+          sandbox: ctx.sandbox,
+          logDir: ctx.logDir,
+          label: 'stability-changed-names',
+          script: PYTHON_CHANGED_NAMES_PATH,
+          python: 'python3',
+          env: ctx.env,
+          signal: ctx.signal,
+          texts,
+          settings: { modules },
+        }),
+      installs: tests?.setup !== undefined,
       signal: ctx.signal,
     });
   } catch (err) {

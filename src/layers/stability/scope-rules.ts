@@ -12,7 +12,7 @@ import { sectionRuleFor } from '../../overlay/sections.js';
 
 export type PathKind =
   /** Loaded by or before every test, or followed by no graph: every test is probed. */
-  | { kind: 'all'; why: string }
+  | { kind: 'all'; why: string; manifest?: true }
   /** A JavaScript/TypeScript (or JSON) module, or a Python module: reached through imports. */
   | { kind: 'module'; lang: 'js' | 'py' }
   /**
@@ -118,6 +118,7 @@ export function pathKind(p: string, lockfiles: ReadonlySet<string>): PathKind {
     return {
       kind: 'all',
       why: `${p} is a dependency manifest or lockfile: it decides what every test runs with`,
+      manifest: true,
     };
   if (sectionRuleFor(p))
     return {

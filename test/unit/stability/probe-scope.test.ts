@@ -4,6 +4,7 @@ import { configSchema, type PatchgateConfigInput } from '../../../src/config/sch
 import type { Change } from '../../../src/git/changes.js';
 import { execFile } from '../../../src/git/exec.js';
 import { Git } from '../../../src/git/git.js';
+import { PYTHON_CHANGED_NAMES_PATH } from '../../../src/layers/stability/changed-names.js';
 import { reasonText } from '../../../src/layers/stability/probe-report.js';
 import { type ProbeScope, probeScope } from '../../../src/layers/stability/probe-scope.js';
 import { PYTHON_IMPORTS_PATH } from '../../../src/layers/stability/scope-of-patch.js';
@@ -25,6 +26,13 @@ interface Case {
   toolchain?: string[];
   commands?: { text: string; where: string }[];
   packageDirMapped?: boolean;
+  /**
+   * The base's copies of paths whose head copy `files` holds: with it the
+   * scope reads the base (changed names, test sections of manifests).
+   */
+  base?: Files;
+  /** Whether a setup step installs dependencies (tests.setup); only read with `base`. */
+  installs?: boolean;
 }
 
 const VITEST: PatchgateConfigInput = { tests: { preset: 'vitest' } };
@@ -32,7 +40,9 @@ const PYTEST: PatchgateConfigInput = { tests: { preset: 'pytest' } };
 
 /** The scope over a real commit of `files`, with the base's runner files read as the gate reads them. */
 async function scope(c: Case): Promise<ProbeScope> {
-  const repo = GitDir.create(c.files);
+  const repo = GitDir.create(c.base ? { ...c.files, ...c.base } : c.files);
+  const baseCommit = repo.head();
+  if (c.base) repo.write(c.files).commit('head');
   const git = Git.forEnv(execFile, repo.dir, process.env);
   const config = configSchema.parse(c.config ?? VITEST);
   const files = await treeFiles(git, repo.head());
@@ -72,6 +82,29 @@ async function scope(c: Case): Promise<ProbeScope> {
         env: process.env,
         texts,
       }),
+    ...(c.base
+      ? {
+          readBase: async (p: string) => {
+            try {
+              return repo.git('show', `${baseCommit}:${p}`);
+            } catch {
+              return undefined;
+            }
+          },
+          diffPython: (texts: ReadonlyMap<string, string>, modules: readonly string[]) =>
+            parsePythonTexts({
+              sandbox,
+              logDir,
+              label: 'changed-names',
+              script: PYTHON_CHANGED_NAMES_PATH,
+              python: 'python3',
+              env: process.env,
+              texts,
+              settings: { modules },
+            }),
+          installs: c.installs ?? false,
+        }
+      : {}),
   });
 }
 
@@ -471,5 +504,160 @@ describe('probeScope: Python import graphs (ast in the sandbox)', { timeout: 60_
     expect(manifest.reasons).toEqual([
       'pyproject.toml is a dependency manifest or lockfile: it decides what every test runs with',
     ]);
+  });
+  describe('what in a module the patch changed (both copies through ast)', () => {
+    const LIB = {
+      'src/shop/__init__.py': 'from .prices import total, tax\n\n__version__ = "1.0"\n',
+      'src/shop/prices.py':
+        'RATE = 0.2\n\n\ndef tax(x):\n    return x * RATE\n\n\ndef total(xs):\n    return sum(xs) + tax(sum(xs))\n\n\ndef label(x):\n    return f"{x:.2f}"\n',
+      'tests/test_total.py': 'from shop import total\n\ndef test_total():\n    assert total([1]) == 1.2\n',
+      'tests/test_label.py':
+        'from shop.prices import label\n\ndef test_label():\n    assert label(1) == "1.00"\n',
+      'tests/test_version.py': 'import shop\n\ndef test_version():\n    assert shop.__version__\n',
+    };
+
+    it('a version bump probes only the tests that mention the version; the chain says which file uses it', async () => {
+      const s = await scope({
+        config: PYTEST,
+        files: { ...LIB, 'src/shop/__init__.py': 'from .prices import total, tax\n\n__version__ = "1.1"\n' },
+        base: { 'src/shop/__init__.py': LIB['src/shop/__init__.py'] },
+        changed: ['src/shop/__init__.py'],
+      });
+      expect(s.mode).toBe('affected');
+      expect(probed(s)).toEqual(['tests/test_version.py']);
+      expect(s.probed[0]?.why[0]?.uses).toEqual({ name: '__version__', file: 'tests/test_version.py' });
+      expect(reasonText(s.probed[0]?.why[0] as never)).toMatch(
+        /tests\/test_version\.py uses __version__, which the patch changed/,
+      );
+      expect(s.changes.find((c) => c.path === 'src/shop/__init__.py')?.names).toEqual(['__version__']);
+    });
+
+    it('a changed helper reaches the tests of its callers in the module, and not the others', async () => {
+      const s = await scope({
+        config: PYTEST,
+        files: {
+          ...LIB,
+          'src/shop/prices.py': LIB['src/shop/prices.py'].replace('x * RATE', 'round(x * RATE, 2)'),
+        },
+        base: { 'src/shop/prices.py': LIB['src/shop/prices.py'] },
+        changed: ['src/shop/prices.py'],
+      });
+      // tax changed, total calls tax: test_total (through shop/__init__, which names both) is probed; label's is not.
+      expect(probed(s)).toEqual(['tests/test_total.py']);
+      expect(s.changes.find((c) => c.path === 'src/shop/prices.py')?.names).toEqual(['tax', 'total']);
+      expect(s.notProbed).toEqual(['tests/test_label.py', 'tests/test_version.py']);
+    });
+
+    it('a reformatted module changed nothing that runs: no test is probed', async () => {
+      const s = await scope({
+        config: PYTEST,
+        files: {
+          ...LIB,
+          'src/shop/prices.py': `# prices\n${LIB['src/shop/prices.py'].replace('return x * RATE', 'return (\n        x * RATE  # the rate\n    )')}`,
+        },
+        base: { 'src/shop/prices.py': LIB['src/shop/prices.py'] },
+        changed: ['src/shop/prices.py'],
+      });
+      expect(probed(s)).toEqual([]);
+      expect(s.changes.find((c) => c.path === 'src/shop/prices.py')?.names).toEqual([]);
+      // What only a type checker reads (an `if TYPE_CHECKING:` block) never runs either.
+      const typing = (from: string) =>
+        `from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ${from} import Self\n\n${LIB['src/shop/prices.py']}`;
+      const checked = await scope({
+        config: PYTEST,
+        files: { ...LIB, 'src/shop/prices.py': typing('typing_extensions') },
+        base: { 'src/shop/prices.py': typing('typing') },
+        changed: ['src/shop/prices.py'],
+      });
+      expect(probed(checked)).toEqual([]);
+    });
+
+    it('a change to code that runs at import, or that import-time code uses, probes every test that loads the module', async () => {
+      const imported = await scope({
+        config: PYTEST,
+        files: { ...LIB, 'src/shop/prices.py': `import random\n${LIB['src/shop/prices.py']}` },
+        base: { 'src/shop/prices.py': LIB['src/shop/prices.py'] },
+        changed: ['src/shop/prices.py'],
+      });
+      expect(probed(imported)).toEqual([
+        'tests/test_label.py',
+        'tests/test_total.py',
+        'tests/test_version.py',
+      ]);
+      expect(imported.changes.find((c) => c.path === 'src/shop/prices.py')?.whole).toMatch(
+        /code that runs when the module is imported changed \(line 1\)/,
+      );
+      const used = await scope({
+        config: PYTEST,
+        files: {
+          ...LIB,
+          'src/shop/prices.py': `${LIB['src/shop/prices.py'].replace('return f', 'return "%.2f" % x or f')}\nDEFAULT = label(0)\n`,
+        },
+        base: { 'src/shop/prices.py': `${LIB['src/shop/prices.py']}\nDEFAULT = label(0)\n` },
+        changed: ['src/shop/prices.py'],
+      });
+      expect(probed(used)).toHaveLength(3);
+      expect(used.changes.find((c) => c.path === 'src/shop/prices.py')?.whole).toMatch(/refers to label/);
+    });
+
+    it('a function behind an unknown decorator, or a test that reaches attributes by computed names, is probed', async () => {
+      const decorated = `from .registry import register\n\n\n@register\ndef label(x):\n    return str(x)\n`;
+      const reg = await scope({
+        config: PYTEST,
+        files: {
+          ...LIB,
+          'src/shop/registry.py': 'def register(f):\n    return f\n',
+          'src/shop/fmt.py': decorated.replace('str(x)', 'repr(x)'),
+          'tests/test_fmt.py': 'import shop.fmt\n',
+        },
+        base: { 'src/shop/fmt.py': decorated },
+        changed: ['src/shop/fmt.py'],
+      });
+      expect(probed(reg)).toEqual(['tests/test_fmt.py']);
+      const computed = await scope({
+        config: PYTEST,
+        files: {
+          ...LIB,
+          'src/shop/prices.py': LIB['src/shop/prices.py'].replace('x:.2f', 'x:.3f'),
+          'tests/test_dynamic.py':
+            'import shop.prices as p\n\ndef test_all():\n    for n in ("la" + "bel",):\n        getattr(p, n)(1)\n',
+        },
+        base: { 'src/shop/prices.py': LIB['src/shop/prices.py'] },
+        changed: ['src/shop/prices.py'],
+      });
+      expect(probed(computed)).toEqual(['tests/test_dynamic.py', 'tests/test_label.py']);
+      expect(computed.probed[0]?.why[0]?.uses).toMatchObject({
+        file: 'tests/test_dynamic.py',
+        computed: true,
+      });
+    });
+
+    it('without a setup step a lockfile, or a manifest changed outside its test sections, probes nothing; with one, or a changed pytest section, everything', async () => {
+      const files = {
+        ...LIB,
+        'pyproject.toml':
+          '[project]\nname = "shop"\nversion = "1.1"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
+        'uv.lock': 'version = 2\n',
+      };
+      const base = {
+        'pyproject.toml': files['pyproject.toml'].replace('1.1', '1.0'),
+        'uv.lock': 'version = 1\n',
+      };
+      const inert = await scope({ config: PYTEST, files, base, changed: ['pyproject.toml', 'uv.lock'] });
+      expect(inert.mode).toBe('affected');
+      expect(probed(inert)).toEqual([]);
+      expect(inert.changes.find((c) => c.path === 'uv.lock')?.inert).toMatch(
+        /no setup step installs from it/,
+      );
+      const installed = await scope({ config: PYTEST, files, base, changed: ['uv.lock'], installs: true });
+      expect(installed.mode).toBe('all');
+      const pytestSection = await scope({
+        config: PYTEST,
+        files,
+        base: { 'pyproject.toml': files['pyproject.toml'].replace('"-q"', '"-x"') },
+        changed: ['pyproject.toml'],
+      });
+      expect(pytestSection.mode).toBe('all');
+    });
   });
 });
