@@ -57,6 +57,7 @@ import {
   sortFindings,
   verdictOf,
 } from './report/scorecard.js';
+import { headOwnFiles } from './runners/tests/head-own.js';
 import { TestSession } from './runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from './sandbox/open.js';
 import { programView } from './sandbox/program-view.js';
@@ -356,6 +357,25 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           }
         }
       : undefined;
+    let headFilesP: Promise<TreeFiles> | undefined;
+    const headFiles = () => {
+      headFilesP ??= treeFiles(repo, headTree);
+      return headFilesP;
+    };
+    // Where the overlay differs from the head only in test modules, the head's first run shares its outcomes.
+    const headOwn =
+      config.tests && !overlayTree.sameAsHead
+        ? await headOwnFiles({
+            preset: config.tests.preset,
+            command: config.tests.command,
+            restored: overlayTree.restored,
+            headOnly: overlayTree.headOnly,
+            merged: overlayTree.merged,
+            fromBase: overlayTree.fromBase.map((f) => f.path),
+            headPaths: (await headFiles()).paths,
+            read: async (paths) => (await headFiles()).readMany(paths),
+          })
+        : undefined;
     tests = config.tests
       ? new TestSession({
           tests: config.tests,
@@ -366,7 +386,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
           },
           base: { root: baseRoot },
           // The regression layer asks for both runs: start the base's tests on the head's code with the head's.
-          ...(overlayTree.sameAsHead ? {} : { overlay: { root: overlayRoot, withHead: true } }),
+          ...(overlayTree.sameAsHead
+            ? {}
+            : { overlay: { root: overlayRoot, withHead: true, ...(headOwn ? { headOwn } : {}) } }),
           env: { ...scrubbedEnv(options.env), ...config.tests.env },
           sandbox,
           logDir,
@@ -380,7 +402,6 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         })
       : undefined;
     let hunksP: Promise<readonly Hunk[]> | undefined;
-    let headFilesP: Promise<TreeFiles> | undefined;
     const proofs: PropertyProof[] = [];
     const layersRun: string[] = [];
     const ctx: LayerContext = {
@@ -398,10 +419,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
         commit: revs.head.commit,
         root: headRoot,
         readCommitted: committedReader(repo, headTree),
-        tree: () => {
-          headFilesP ??= treeFiles(repo, headTree);
-          return headFilesP;
-        },
+        tree: headFiles,
         missingSubmodules: checkouts.missingSubmodules(headRoot),
       },
       overlay: {

@@ -9,6 +9,7 @@ import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { CENSUS, CENSUS_MODULE, readCensus, type TestCensus } from './census.js';
 import { TestRunError } from './errors.js';
+import type { HeadOwnFiles } from './head-own.js';
 import { outputTail } from './output-tail.js';
 import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
 import {
@@ -44,6 +45,11 @@ export interface SuiteRun {
   census?: ReadonlyMap<string, TestCensus>;
   /** What the gate's pytest guard saw (pytest runs). */
   guard?: GuardResult;
+  /**
+   * A head run whose outcomes outside `files` are the overlay run's (`label`):
+   * the two trees differ only in those test modules (see head-own).
+   */
+  sharedWith?: { label: string; files: string[] };
 }
 
 /** One test the base's suite selects, keyed as `inventoryKey` keys a run's outcomes. */
@@ -84,7 +90,7 @@ export interface TestSessionOptions {
    * is the head's own tree; `withHead` starts its run together with the
    * head's first, since a layer will ask for both.
    */
-  overlay?: { root: string; withHead: boolean };
+  overlay?: { root: string; withHead: boolean; headOwn?: HeadOwnFiles };
   /** The scrubbed environment test commands run with. */
   env: Record<string, string>;
   sandbox: Sandbox;
@@ -411,12 +417,61 @@ export class TestSession {
   headRun(i: number): Promise<SuiteRun> {
     let p = this.headRuns.get(i);
     if (!p) {
-      p = this.prepare('head').then(() => this.suite({ side: 'head', label: `head-run-${i + 1}` }));
+      const own = i === 0 ? this.opts.overlay?.headOwn : undefined;
+      p = this.prepare('head').then(() =>
+        own ? this.composedHeadRun(own) : this.suite({ side: 'head', label: `head-run-${i + 1}` }),
+      );
       this.headRuns.set(i, p);
       // Both are asked for by the gate: run them side by side rather than one after the other.
       if (i === 0 && this.opts.overlay?.withHead) void this.overlayRun().catch(() => undefined);
     }
     return p;
+  }
+
+  /**
+   * The head's first run when its tree differs from the overlay's only in
+   * test modules (see head-own): the head runs its copies of those, and the
+   * overlay's outcomes of every other test file are the head's. When the
+   * overlay's run fails, or names a test without its file, the head runs
+   * whole: a failure of the base's tests is the overlay's, never the head's.
+   */
+  private async composedHeadRun(own: HeadOwnFiles): Promise<SuiteRun> {
+    const label = 'head-run-1';
+    const mine = own.run.length > 0 ? this.suite({ side: 'head', label, files: own.run }) : undefined;
+    mine?.catch(() => undefined);
+    const preset = this.opts.tests.preset;
+    let overlay: SuiteRun | undefined;
+    try {
+      overlay = await this.overlayRun();
+    } catch {
+      overlay = undefined;
+    }
+    const fileOf = (t: TestOutcome) => testFileOf(preset, t);
+    // A share that broke is judged as a whole run that broke is (the base's run tells whose doing it is).
+    const whole = () => this.suite({ side: 'head', label: 'head-run-1-whole' });
+    if (overlay === undefined || overlay.tests.some((t) => fileOf(t) === undefined)) {
+      await mine?.catch(() => undefined);
+      return whole();
+    }
+    const drop = new Set(own.drop);
+    const shared = overlay.tests.filter((t) => !drop.has(fileOf(t) as string));
+    let ran: SuiteRun | undefined;
+    try {
+      ran = mine ? await mine : undefined;
+    } catch (err) {
+      if (this.opts.signal.aborted) throw err;
+      return whole();
+    }
+    const census = new Map([...(overlay.census ?? []), ...(ran?.census ?? [])]);
+    return {
+      label,
+      side: 'head',
+      run: ran?.run ?? overlay.run,
+      tests: [...shared, ...(ran?.tests ?? [])],
+      ...(overlay.census || ran?.census ? { census } : {}),
+      ...(ran?.guard ? { guard: ran.guard } : {}),
+      sharedWith: { label: overlay.label, files: own.run },
+    };
   }
 
   /**

@@ -1,0 +1,76 @@
+/**
+ * When the head's first run need not run the whole suite again. The overlay
+ * is the head's tree with the base's test side; where the two trees differ
+ * only in test modules the runner collects directly (no conftest, setup
+ * file, configuration or helper another file imports), every other test file
+ * runs the same code with the same test code in both, in a process shaped by
+ * the same configuration. Its outcomes in the overlay's run are then the
+ * head's too, and the head's run need only run its own copies of the
+ * differing files: one suite run less for every patch that edits or adds a
+ * test next to the code.
+ *
+ * Anything less plain (a mixed file merged, a file the overlay took whole
+ * from the base, a test module some other file names, a runner that cannot
+ * run chosen files) and the head runs whole, as before.
+ */
+import path from 'node:path';
+import { canSelectFiles } from './presets.js';
+
+/** The head's share of its first run, when the overlay's run can stand in for the rest. */
+export interface HeadOwnFiles {
+  /** The head's copies of the differing test files: the head runs these. */
+  run: string[];
+  /** Every differing test file: the overlay's outcomes from these are not the head's. */
+  drop: string[];
+}
+
+export interface HeadOwnInput {
+  preset: string | undefined;
+  /** A custom command that cannot run chosen files (no `{tests}`) cannot run a share. */
+  command: string[] | undefined;
+  /** The overlay's restored (base copy over the head's) and head-only paths. */
+  restored: readonly string[];
+  headOnly: readonly string[];
+  /** Mixed files merged section by section, and files the overlay took whole from the base. */
+  merged: readonly string[];
+  fromBase: readonly string[];
+  /** Every path of the head's tree, and a reader of the head's committed texts. */
+  headPaths: readonly string[];
+  read(paths: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
+const PYTEST_MODULE = /^(?:test_[^/]*|[^/]*_test)\.py$/;
+const JS_TEST_MODULE = /\.(?:test|spec)\.[cm]?[jt]sx?$/;
+const CODE = /\.(?:py|[cm]?[jt]sx?)$/;
+
+function testModuleStem(preset: string | undefined, file: string): string | undefined {
+  const name = path.posix.basename(file);
+  if (preset === 'pytest') return PYTEST_MODULE.test(name) ? name.replace(/\.py$/, '') : undefined;
+  if (preset === 'vitest' || preset === 'jest' || preset === 'mocha' || preset === 'node-test')
+    return JS_TEST_MODULE.test(name) ? name.replace(/\.[cm]?[jt]sx?$/, '') : undefined;
+  return undefined;
+}
+
+/** The head's own files to run, or undefined when the head must run whole. */
+export async function headOwnFiles(input: HeadOwnInput): Promise<HeadOwnFiles | undefined> {
+  if (!canSelectFiles(input.preset)) return undefined;
+  if (input.command !== undefined && !input.command.some((a) => a.includes('{tests}'))) return undefined;
+  if (input.merged.length > 0 || input.fromBase.length > 0) return undefined;
+  const differing = [...new Set([...input.restored, ...input.headOnly])].sort();
+  if (differing.length === 0) return undefined;
+  const stems = new Map<string, string>();
+  for (const f of differing) {
+    const stem = testModuleStem(input.preset, f);
+    if (stem === undefined) return undefined;
+    stems.set(f, stem);
+  }
+  // A test module another file names (an import of its helpers) is not a leaf: its change reaches that file.
+  const others = input.headPaths.filter(
+    (p) => CODE.test(p) && !stems.has(p) && !p.split('/').includes('node_modules'),
+  );
+  const texts = await input.read(others);
+  const words = [...new Set(stems.values())];
+  for (const text of texts.values()) for (const w of words) if (text.includes(w)) return undefined;
+  const present = new Set(input.headPaths);
+  return { run: differing.filter((f) => present.has(f)), drop: differing };
+}
