@@ -153,8 +153,19 @@ function names(
     if (last === base || s === target) return s;
     if (!data) continue;
     if (segs.some((x) => folders.includes(x))) return s;
-    if (segs.some((x) => /[*?[]/.test(x)) && segs.some((x) => /[*?[]/.test(x) && picomatch.isMatch(base, x)))
-      return s;
+    // A glob names what it matches, from the repository's root or from the file's own folder; `**` alone
+    // is no name of anything.
+    if (segs.some((x) => /[*?[{]/.test(x))) {
+      const pattern = s.replace(/^(?:\.\/)+/, '');
+      const near = path.posix.relative(path.posix.dirname(from), target);
+      const opts = { dot: true };
+      if (
+        picomatch.isMatch(target, pattern, opts) ||
+        picomatch.isMatch(near, pattern, opts) ||
+        (segs.length === 1 && picomatch.isMatch(base, pattern, opts))
+      )
+        return s;
+    }
     // `..` walks up from the file's own folder: it names every folder above.
     if (segs.every((x) => x === '..' || x === '.') && segs.includes('..')) {
       const up = path.posix.normalize(path.posix.join(path.posix.dirname(from), s));

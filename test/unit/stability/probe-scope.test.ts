@@ -285,6 +285,24 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
     });
   });
 
+  it('a glob names the files it matches, not every file: a runner include of test sources is no name of a document', async () => {
+    const files = {
+      'package.json': PKG,
+      'vitest.config.ts':
+        "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.{js,ts}'] } });\n",
+      'test/docs.test.ts': "const pages = import.meta.glob('../docs/**/*.md');\nit('d', () => {});\n",
+      'test/plain.test.ts': "it('p', () => {});\n",
+      'docs/guide.md': '# guide\n',
+      'notes/todo.md': '# todo\n',
+    };
+    const notes = await scope({ files, changed: ['notes/todo.md'] });
+    expect(notes.mode).toBe('affected');
+    expect(probed(notes)).toEqual([]);
+    const guide = await scope({ files, changed: ['docs/guide.md'] });
+    expect(probed(guide)).toEqual(['test/docs.test.ts']);
+    expect(guide.probed[0]?.why[0]?.via[1]).toMatchObject({ by: 'names "../docs/**/*.md"' });
+  });
+
   it('a test file the patch changed, and the test a snapshot belongs to, are probed', async () => {
     const s = await scope({
       files: {
