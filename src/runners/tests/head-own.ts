@@ -69,8 +69,11 @@ export async function headOwnFiles(input: HeadOwnInput): Promise<HeadOwnFiles | 
     (p) => CODE.test(p) && !stems.has(p) && !p.split('/').includes('node_modules'),
   );
   const texts = await input.read(others);
-  const words = [...new Set(stems.values())];
-  for (const text of texts.values()) for (const w of words) if (text.includes(w)) return undefined;
+  // As a whole word: `test_unit_1` is no name of `test_unit_10`.
+  const named = [...new Set(stems.values())].map(
+    (w) => new RegExp(`(?<![\\w])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`, 'u'),
+  );
+  for (const text of texts.values()) if (named.some((re) => re.test(text))) return undefined;
   const present = new Set(input.headPaths);
   return { run: differing.filter((f) => present.has(f)), drop: differing };
 }
