@@ -320,7 +320,15 @@ if _path:
       {
         id: 'C2',
         file: 'invoice.py',
-        line: 9,
+        line: 8,
+        kind: 'return',
+        text: 'return total',
+        symbol: 'compute_total',
+      },
+      {
+        id: 'C3',
+        file: 'invoice.py',
+        line: 12,
         kind: 'return',
         text: 'return len(invoice["lines"])',
         symbol: 'line_count',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
 
 type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = { verdict: string; findings: Finding[] };
+type Card = { verdict: string; findings: Finding[]; layers: { name: string; note?: string }[] };
 
 async function judge(repo: GitDir) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01'], { cwd: repo.dir });
@@ -62,6 +62,9 @@ describe(
       expect(head).not.toContain('test_later');
       expect(head).not.toContain('test_someday');
       expect(r.ran('head-run-1-whole')).toBe(false);
+      expect(r.card.layers.find((l) => l.name === 'signatures')?.note).toBe(
+        'the head ran only the test file(s) it changed (1); for every other file, whose tests and code are the same in both trees, the outcomes are those of overlay-run',
+      );
       // The skip in a file the patch left alone reaches the signatures layer through the overlay's outcomes.
       const skip = r.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
       expect(skip?.evidence.test).toMatch(/test_someday/);

@@ -187,7 +187,16 @@ export const signaturesLayer: Layer = {
       }
     }
     // A skip the patch added is told to restore the test, never to freeze the skip.
-    return { findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests), frozen };
+    const shared = run.sharedWith;
+    return {
+      findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests),
+      frozen,
+      ...(shared
+        ? {
+            note: `the head ran only the test file(s) it changed (${shared.files.length}); for every other file, whose tests and code are the same in both trees, the outcomes are those of ${shared.label}`,
+          }
+        : {}),
+    };
   },
 };
 

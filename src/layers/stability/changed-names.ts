@@ -14,6 +14,7 @@
  * reaches attributes by computed names (`getattr(x, name)`, `vars()`,
  * `import *` …) mentions every name.
  */
+import type TS from 'typescript';
 import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
 
 export const PYTHON_CHANGED_NAMES_PATH: string = shippedPythonFile('patchgate_changed_names.py');
@@ -108,4 +109,36 @@ export function mentioned(
   if (name !== undefined) return { name, computed: false };
   const first = names[0];
   return m.any && first !== undefined ? { name: first, computed: true } : undefined;
+}
+
+/**
+ * Whether a JavaScript or TypeScript module's two copies run the same code:
+ * each is transpiled as the runners' transpilers do (types, type-only
+ * imports and comments erased) and printed by the compiler's printer, which
+ * lays code out its own way. Equal prints: the patch changed formatting,
+ * comments or types only. Anything the transpiler or the printer cannot
+ * handle counts as changed.
+ */
+export function sameRuntimeCode(ts: typeof TS, file: string, base: string, head: string): boolean {
+  if (base === head) return true;
+  try {
+    const print = (text: string) => {
+      const js = ts.transpileModule(text, {
+        fileName: file,
+        reportDiagnostics: false,
+        compilerOptions: {
+          target: ts.ScriptTarget.ESNext,
+          module: ts.ModuleKind.ESNext,
+          jsx: ts.JsxEmit.Preserve,
+          removeComments: true,
+          sourceMap: false,
+        },
+      }).outputText;
+      const source = ts.createSourceFile('module.js', js, ts.ScriptTarget.ESNext, false, ts.ScriptKind.JS);
+      return ts.createPrinter({ removeComments: true }).printFile(source);
+    };
+    return print(base) === print(head);
+  } catch {
+    return false;
+  }
 }

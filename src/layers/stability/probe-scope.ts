@@ -28,6 +28,7 @@ import {
   type ModuleChange,
   mentioned,
   mentionsOf,
+  sameRuntimeCode,
 } from './changed-names.js';
 import { type GraphEdge, ImportGraph, PACKAGE_NODE, type ParsePython, SETUP_NODE } from './import-graph.js';
 import { jsLoads } from './js-imports.js';
@@ -293,6 +294,7 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   // A modified Python module counts by the definitions the patch changed; one whose syntax tree is the
   // base's (formatting, comments) changed nothing that runs.
   const moduleChanges = await pythonModuleChanges(input, live);
+  for (const [p, m] of await jsModuleChanges(input, live)) moduleChanges.set(p, m);
   for (const c of changes) {
     const m = moduleChanges.get(c.path);
     if (m) Object.assign(c, 'names' in m ? { names: m.names } : { whole: m.whole });
@@ -521,6 +523,31 @@ async function inertDependencyFiles(
         c.path,
         `${c.path} is a dependency manifest or lockfile, and no setup step installs from it: nothing the tests run with changed`,
       );
+  }
+  return out;
+}
+
+/**
+ * Modified JavaScript and TypeScript modules whose copies run the same code
+ * (formatting, comments, types): they change nothing. Any other change counts
+ * whole: JavaScript reaches code by computed keys too often for names to say.
+ */
+async function jsModuleChanges(
+  input: ScopeInput,
+  live: readonly Change[],
+): Promise<Map<string, ModuleChange>> {
+  const out = new Map<string, ModuleChange>();
+  const { readBase } = input;
+  if (!readBase) return out;
+  const modified = live.filter(
+    (c) => c.kind === 'modified' && JS_MODULE.test(c.path) && !input.isTestPath(c.path),
+  );
+  const heads = await input.files.readMany(modified.map((c) => c.path));
+  for (const c of modified) {
+    const base = await readBase(c.path);
+    const head = heads.get(c.path);
+    if (base !== undefined && head !== undefined && sameRuntimeCode(input.ts, c.path, base, head))
+      out.set(c.path, { names: [] });
   }
   return out;
 }

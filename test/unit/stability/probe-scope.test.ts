@@ -285,6 +285,29 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
     });
   });
 
+  it('a module whose copies run the same code (formatting, comments, types) reaches no test; a change to its code does', async () => {
+    const base = {
+      'src/total.ts':
+        "import type { Line } from './line';\n\nexport function total(lines: Line[]) {\n  return lines.reduce((a, l) => a + l.cents, 0);\n}\n",
+    };
+    const files = {
+      'package.json': PKG,
+      'src/line.ts': 'export interface Line { cents: number }\n',
+      'src/total.ts':
+        "import type { Line, Money } from './line'\n\n// The sum of the lines, in cents.\nexport function total(lines: readonly Line[]): Money {\n  return lines.reduce((a, l) => a + l.cents, 0)\n}\n",
+      'test/total.test.ts': "import { total } from '../src/total';\nit('t', () => total([]));\n",
+    };
+    const same = await scope({ files, base, changed: ['src/total.ts'] });
+    expect(probed(same)).toEqual([]);
+    expect(same.changes.find((c) => c.path === 'src/total.ts')?.names).toEqual([]);
+    const changed = await scope({
+      files: { ...files, 'src/total.ts': files['src/total.ts'].replace('a + l.cents', 'a + l.cents + 0') },
+      base,
+      changed: ['src/total.ts'],
+    });
+    expect(probed(changed)).toEqual(['test/total.test.ts']);
+  });
+
   it('a glob names the files it matches, not every file: a runner include of test sources is no name of a document', async () => {
     const files = {
       'package.json': PKG,
