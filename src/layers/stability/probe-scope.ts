@@ -75,9 +75,9 @@ export interface ProbeScope {
   notProbed: string[];
   /**
    * The changes the graph followed, each with its kind; for a modified
-   * Python module, the definitions that changed (`names`, none when only
-   * formatting did) or why the whole module counts (`whole`); for a
-   * dependency file that decides nothing here, why (`inert`).
+   * module, the definitions that changed (`names`, none when only
+   * formatting, comments or types did) or why the whole module counts
+   * (`whole`); for a dependency file that decides nothing here, why (`inert`).
    */
   changes: { path: string; kind: PathKind['kind']; names?: string[]; whole?: string; inert?: string }[];
 }
@@ -117,9 +117,10 @@ export interface ScopeInput {
   /** Compares modules' copies (patchgate_changed_names.py in the sandbox). */
   diffPython?: DiffPython;
   /**
-   * Whether a setup step installs dependencies into the checkouts
-   * (`tests.setup`): without one, a lockfile or a manifest's metadata
-   * decides nothing the tests run with.
+   * Whether the head's checkout runs with installed dependencies (a
+   * `tests.setup` step, or dependency folders lent from the working tree):
+   * without, a lockfile or a manifest's metadata decides nothing the tests
+   * run with.
    */
   installs?: boolean;
   signal?: AbortSignal;

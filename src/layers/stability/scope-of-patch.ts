@@ -3,6 +3,8 @@
  * read from the layer context (the head's committed tree, the base's
  * configuration and runner files), and what to do when they cannot be read.
  */
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
@@ -45,6 +47,24 @@ async function installScripts(ctx: LayerContext): Promise<{ text: string; where:
     const v = scripts[name];
     return typeof v === 'string' ? [{ text: v, where: `package.json scripts.${name}` }] : [];
   });
+}
+
+/**
+ * Whether the head's checkout has a dependency folder (`node_modules`, a
+ * virtualenv): installed by a setup step or lent from the user's working
+ * tree, whose installed packages follow its lockfile. A folder head code made
+ * only makes the probe count manifests.
+ */
+async function hasDependencyFolder(root: string, dirs: readonly string[]): Promise<boolean> {
+  for (const dir of dirs)
+    if (
+      await lstat(path.join(root, dir)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+  return false;
 }
 
 /** Whether the base's packaging maps package names to folders of other names (setuptools' `package_dir`). */
@@ -127,7 +147,8 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
           texts,
           settings: { modules },
         }),
-      installs: tests?.setup !== undefined,
+      installs:
+        tests?.setup !== undefined || (await hasDependencyFolder(ctx.head.root, tests?.reuse.dirs ?? [])),
       signal: ctx.signal,
     });
   } catch (err) {

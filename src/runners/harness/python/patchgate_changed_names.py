@@ -44,8 +44,13 @@ Answer (argv[2]): {"<path>": {"names": [...]} | {"whole": "..."}}
 import ast
 import builtins
 import json
+import os
 import re
 import sys
+
+# Under -I the script's folder is not on sys.path; the import reader beside it is the gate's own file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchgate_imports import dotted  # noqa: E402
 
 PURE_DECORATORS = {
     "staticmethod",
@@ -121,17 +126,6 @@ EXCEPTIONS = {
     n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
 }
 WORD = re.compile(r"[^\W\d]\w*")
-
-
-def dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def pure_decorator(node):
