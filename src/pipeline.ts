@@ -374,6 +374,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
             fromBase: overlayTree.fromBase.map((f) => f.path),
             headPaths: (await headFiles()).paths,
             read: async (paths) => (await headFiles()).readMany(paths),
+            testGlobs: overlayTree.named.filter((n) => /(?:^|\.)(?:include|testMatch|spec)$/.test(n.key)),
           })
         : undefined;
     tests = config.tests

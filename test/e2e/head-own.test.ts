@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
 
 type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
@@ -69,6 +70,33 @@ describe(
       const skip = r.card.findings.find((f) => f.code === 'UNFROZEN_SKIP');
       expect(skip?.evidence.test).toMatch(/test_someday/);
       expect(r.card.verdict).toBe('reject');
+    });
+
+    it("real vitest with the base's own include globs: a test module not named *.test.* is still run alone", async () => {
+      const repo = vitestRepo({
+        'vitest.config.mjs':
+          "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['tests/**/*.ts'], exclude: ['tests/_*'] } });\n",
+        'src/sum.ts': 'export const sum = (a: number, b: number) => a + b;\n',
+        'tests/_helpers.ts': 'export const two = 2;\n',
+        'tests/sum.ts':
+          "import { expect, it } from 'vitest';\nimport { sum } from '../src/sum';\nit('adds', () => { expect(sum(1, 1)).toBe(2); });\n",
+        'tests/other.ts':
+          "import { expect, it } from 'vitest';\nimport { two } from './_helpers';\nit('two', () => { expect(two).toBe(2); });\n",
+      });
+      repo.git('checkout', '-q', '-b', 'agent');
+      repo
+        .write({
+          'src/sum.ts': 'export const sum = (a: number, b: number) => b + a;\n',
+          'tests/sum.ts':
+            "import { expect, it } from 'vitest';\nimport { sum } from '../src/sum';\nit('adds', () => { expect(sum(1, 1)).toBe(2); });\nit('commutes', () => { expect(sum(1, 2)).toBe(sum(2, 1)); });\n",
+        })
+        .commit('agent: sum');
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('accept');
+      const head = r.junit('head-run-1');
+      expect(head).toContain('commutes');
+      expect(head).not.toContain('name="two"');
+      expect(r.junit('overlay-run')).toContain('two');
     });
 
     it('runs the head whole when another test file imports the edited one', async () => {

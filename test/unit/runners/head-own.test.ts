@@ -50,6 +50,30 @@ describe('headOwnFiles: when the overlay run can stand in for the head', () => {
     expect(await headOwnFiles(input({ preset: 'generic' }))).toBeUndefined();
   });
 
+  it("a file the base's runner configuration includes is a test module; a module of the same name elsewhere is no import of it", async () => {
+    const js = {
+      'tests/doc/types.ts': "test('t', () => {});\n",
+      'tests/doc/parse.ts': "import { parse } from '../../src/types';\nimport { x } from '../_utils';\n",
+      'tests/_utils.ts': 'export const x = 1;\n',
+      'src/types.ts': 'export const parse = 1;\n',
+    };
+    const globs = [{ path: 'tests/**/*.{js,ts}', except: ['tests/_*'] }];
+    expect(
+      await headOwnFiles(input({ preset: 'vitest', restored: ['tests/doc/types.ts'], testGlobs: globs }, js)),
+    ).toEqual({ run: ['tests/doc/types.ts'], drop: ['tests/doc/types.ts'] });
+    // Excluded from the test globs (a helper): the head runs whole.
+    expect(
+      await headOwnFiles(input({ preset: 'vitest', restored: ['tests/_utils.ts'], testGlobs: globs }, js)),
+    ).toBeUndefined();
+    // Loaded by another file through a relative import, or by a bare name that may be an alias: whole.
+    const loaded = { ...js, 'tests/doc/more.ts': "import './types.js';\n" };
+    expect(
+      await headOwnFiles(
+        input({ preset: 'vitest', restored: ['tests/doc/types.ts'], testGlobs: globs }, loaded),
+      ),
+    ).toBeUndefined();
+  });
+
   it('vitest test modules by their suffix; a helper module of the test side is not one', async () => {
     const js = { 'test/a.test.ts': "it('a', () => {});\n", 'test/helpers.ts': 'export const x = 1;\n' };
     expect(await headOwnFiles(input({ preset: 'vitest', restored: ['test/a.test.ts'] }, js))).toEqual({
