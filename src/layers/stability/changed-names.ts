@@ -93,8 +93,13 @@ export interface Mentions {
  */
 const FROM_IMPORT = /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|(?:[^\\\n]|\\[\s\S])*)/gm;
 
+/** `__all__ = [...]` lists names for `import *` (which counts as computed anyway): no use of them. */
+const ALL_LIST = /^__all__\s*(?::[^=\n]*)?[+]?=\s*[[(][^\])]*[\])]/gm;
+
 export function mentionsOf(file: string, text: string): Mentions {
-  const code = file.endsWith('.py') ? text.replace(FROM_IMPORT, (m) => (/\bas\b/.test(m) ? m : '')) : text;
+  const code = file.endsWith('.py')
+    ? text.replace(FROM_IMPORT, (m) => (/\bas\b/.test(m) ? m : '')).replace(ALL_LIST, '')
+    : text;
   const words = new Set(code.match(WORD) ?? []);
   const any = STAR_IMPORT.test(text) || [...COMPUTED].some((w) => words.has(w));
   return { any, words };

@@ -23,6 +23,15 @@ describe('mentionsOf: what a file of a test closure names', () => {
     expect(mentioned(m, ['tax', 'total'])).toEqual({ name: 'total', computed: false });
   });
 
+  it("a package's __all__ list is no use of the names it lists", () => {
+    const m = mentionsOf(
+      'pkg/__init__.py',
+      '__all__ = [\n    "Encoder",\n    "Decoder",\n]\n\nDEFAULT = Decoder\n',
+    );
+    expect(mentioned(m, ['Encoder'])).toBeUndefined();
+    expect(mentioned(m, ['Decoder'])).toEqual({ name: 'Decoder', computed: false });
+  });
+
   it('JavaScript keeps its import lines: only Python import statements bind without running', () => {
     expect(mentioned(mentionsOf('a.test.ts', 'from .prices import tax\n'), ['tax'])).toEqual({
       name: 'tax',
