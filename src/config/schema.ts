@@ -374,7 +374,7 @@ const stabilitySchema = z
       .max(16)
       .optional()
       .describe(
-        'Runs at once, where the test runner allows it. Default: the number of cores for pytest and mocha, which run a suite on one core; 1 for runners that spread one run over the cores themselves.',
+        "Reruns at once. Default 1: reruns side by side share the head's checkout, so tests that write into it can disturb each other and look flaky; raise it only where the tests keep to themselves (it pays for pytest and mocha, which run a suite on one core).",
       ),
     freeze: repoPath.default('stability_freeze.json').describe('Freeze rows for pre-existing flaky tests.'),
   })

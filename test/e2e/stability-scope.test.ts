@@ -201,6 +201,38 @@ describe('the stability probe on vitest', { timeout: 180_000 }, () => {
   });
 });
 
+describe(
+  'stability reruns share the head checkout, so by default they run one at a time',
+  { timeout: 180_000 },
+  () => {
+    // Each run writes its own mark into the checkout and expects to read it back: two runs side by side
+    // overwrite each other's, which would look like a flake the patch made.
+    const MARKS = `import os
+import pathlib
+import time
+
+_MARK = pathlib.Path(__file__).resolve().parents[1] / ".mark"
+
+
+def test_mark_round_trip():
+    mine = str(os.getpid())
+    _MARK.write_text(mine)
+    time.sleep(0.6)
+    assert _MARK.read_text() == mine
+    _MARK.unlink()
+`;
+    it('a test that writes into the checkout is stable over the reruns: no NEW_FLAKE of the gate making', async () => {
+      const repo = shop({ '.gitignore': '.patchgate\n__pycache__\n.mark\n', 'tests/test_marks.py': MARKS });
+      repo.write({ 'tests/test_marks.py': `${MARKS}\n\ndef test_more():\n    assert True\n` });
+      const r = await judge(repo);
+      expect(r.card.findings.map((f) => f.code)).not.toContain('NEW_FLAKE');
+      expect(r.card.verdict).toBe('accept');
+      expect(r.stability?.probed.map((p) => p.file)).toEqual(['tests/test_marks.py']);
+      expect(r.stability?.runLabels).toEqual(['head-run-1', 'stability-run-2', 'stability-run-3']);
+    });
+  },
+);
+
 describe('the pytest seed replay in parallel', { timeout: 180_000 }, () => {
   const PROP = (name: string, fn: string) => `from hypothesis import given, settings, strategies as st
 

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
@@ -42,19 +41,16 @@ function outcomesById(runs: SuiteRun[]): Map<string, { parts: TestOutcome; resul
 
 const isFlaky = (results: string[]) => results.includes('flaky') || new Set(results).size > 1;
 
-/** Runners whose one run keeps one core busy: reruns side by side use the others. */
-const ONE_CORE_RUNNERS = new Set(['pytest', 'mocha']);
-
 /**
- * The reruns at once: the config's, else one per core for a runner that runs
- * on one core (four sequential reruns of a pytest suite were most of a
- * check's time), else one (vitest, jest and node:test already use every core).
+ * The reruns at once: the config's, else one. Reruns side by side share the
+ * head's checkout, so a test that writes into it (a marker file, a cache)
+ * meets its twin in the other run: that can make a stable test look flaky
+ * (a NEW_FLAKE the patch did not cause), and pytest 7 stops collecting when
+ * a file it listed is gone a moment later. Only a human who knows the tests
+ * keep to themselves turns it up (`stability.parallel`).
  */
 export function rerunsAtOnce(config: PatchgateConfig): number {
-  const asked = config.stability?.parallel;
-  if (asked !== undefined) return asked;
-  const preset = config.tests?.preset;
-  return preset !== undefined && ONE_CORE_RUNNERS.has(preset) ? Math.max(1, availableParallelism()) : 1;
+  return config.stability?.parallel ?? 1;
 }
 
 /**
