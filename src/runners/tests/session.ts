@@ -443,7 +443,8 @@ export class TestSession {
     let overlay: SuiteRun | undefined;
     try {
       overlay = await this.overlayRun();
-    } catch {
+    } catch (err) {
+      if (this.opts.signal.aborted) throw err;
       overlay = undefined;
     }
     const fileOf = (t: TestOutcome) => testFileOf(preset, t);
