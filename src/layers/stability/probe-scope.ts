@@ -155,8 +155,8 @@ function names(
     if (last === base || s === target) return s;
     if (!data) continue;
     if (segs.some((x) => folders.includes(x))) return s;
-    // A glob names what it matches, from the repository's root or from the file's own folder; `**` alone
-    // is no name of anything.
+    // A glob names what it matches, from the repository's root or from the file's own folder; `**` or `*`
+    // alone is no name of anything.
     if (segs.some((x) => /[*?[{]/.test(x))) {
       const pattern = s.replace(/^(?:\.\/)+/, '');
       const near = path.posix.relative(path.posix.dirname(from), target);
@@ -164,7 +164,8 @@ function names(
       if (
         picomatch.isMatch(target, pattern, opts) ||
         picomatch.isMatch(near, pattern, opts) ||
-        (segs.length === 1 && picomatch.isMatch(base, pattern, opts))
+        // A name pattern alone (`*.json`) may be matched anywhere, if it says something: `*` alone does not.
+        (segs.length === 1 && /[^*?]/.test(pattern) && picomatch.isMatch(base, pattern, opts))
       )
         return s;
     }

@@ -314,6 +314,7 @@ describe('probeScope: JavaScript and TypeScript import graphs', () => {
       'vitest.config.ts':
         "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.{js,ts}'] } });\n",
       'test/docs.test.ts': "const pages = import.meta.glob('../docs/**/*.md');\nit('d', () => {});\n",
+      'test/alias.test.ts': "const star = '*';\nit('a', () => star);\n",
       'test/plain.test.ts': "it('p', () => {});\n",
       'docs/guide.md': '# guide\n',
       'notes/todo.md': '# todo\n',
