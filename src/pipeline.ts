@@ -63,6 +63,7 @@ import { limitsFromConfig, openSandbox } from './sandbox/open.js';
 import { programView } from './sandbox/program-view.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { pushAll } from './util/arrays.js';
+import { TEST_GLOB_KEY } from './util/named-glob.js';
 import { isInside, toPosix } from './util/repo-path.js';
 import { scrubbedEnv } from './util/scrub-env.js';
 
@@ -374,7 +375,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
             fromBase: overlayTree.fromBase.map((f) => f.path),
             headPaths: (await headFiles()).paths,
             read: async (paths) => (await headFiles()).readMany(paths),
-            testGlobs: overlayTree.named.filter((n) => /(?:^|\.)(?:include|testMatch|spec)$/.test(n.key)),
+            testGlobs: overlayTree.named.filter((n) => TEST_GLOB_KEY.test(n.key)),
           })
         : undefined;
     tests = config.tests

@@ -21,6 +21,7 @@ import type { TreeFiles } from '../../overlay/revision-files.js';
 import type { NamedPath } from '../../overlay/runner-config/types.js';
 import { mergeSections, sectionRuleFor } from '../../overlay/sections.js';
 import { byCodePoint } from '../../util/compare.js';
+import { namedMatcher, SELECTING_KEY } from '../../util/named-glob.js';
 import {
   changedNames,
   type DiffPython,
@@ -32,7 +33,7 @@ import {
 } from './changed-names.js';
 import { type GraphEdge, ImportGraph, PACKAGE_NODE, type ParsePython, SETUP_NODE } from './import-graph.js';
 import { jsLoads } from './js-imports.js';
-import { JsResolver, namedMatcher } from './resolve.js';
+import { JsResolver } from './resolve.js';
 import { JS_MODULE, type PathKind, pathKind } from './scope-rules.js';
 
 /** One hop of a chain from a test file to what it reaches. */
@@ -126,9 +127,6 @@ export interface ScopeInput {
   signal?: AbortSignal;
 }
 
-/** Keys of a runner's configuration that select test files rather than load code into every test. */
-const SELECTING =
-  /(?:^|\.)(?:include|exclude|testMatch|testRegex|testPathIgnorePatterns|spec|python_files|testpaths|projects|workspace|roots)$/;
 const MAX_REASONS = 5;
 
 const kindOrder = (p: ChainStep[]) => p.length;
@@ -235,7 +233,7 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   const named = input.named.map((n) => ({ n, match: namedMatcher(n.path, n.except) }));
   for (const p of paths) {
     if (testFiles.has(p)) continue;
-    const hit = named.find(({ n, match }) => !SELECTING.test(n.key) && match(p));
+    const hit = named.find(({ n, match }) => !SELECTING_KEY.test(n.key) && match(p));
     if (hit)
       reasons.push(
         `${p} is named by the base's runner configuration (${hit.n.key} in ${hit.n.from}:${hit.n.line}): it loads into every test`,
@@ -253,7 +251,7 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   // runner's own configuration files the head has.
   const setup = new Set<string>();
   for (const { n } of named) {
-    if (SELECTING.test(n.key)) continue;
+    if (SELECTING_KEY.test(n.key)) continue;
     const p = n.path.replace(/\\(.)/g, '$1');
     if (
       input.files.has(p) &&
@@ -471,16 +469,15 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   return { mode: 'affected', reasons: [], probed, notProbed, changes };
 }
 
-/** Modified Python modules present on both sides, compared definition by definition. */
-async function pythonModuleChanges(
+/** Both copies of the production modules the patch modified that `which` picks. */
+async function modifiedPairs(
   input: ScopeInput,
   live: readonly Change[],
-): Promise<Map<string, ModuleChange>> {
-  const { readBase, diffPython } = input;
-  if (!readBase || !diffPython) return new Map();
-  const modified = live.filter(
-    (c) => c.kind === 'modified' && c.path.endsWith('.py') && !input.isTestPath(c.path),
-  );
+  which: (p: string) => boolean,
+): Promise<{ path: string; base: string; head: string }[]> {
+  const { readBase } = input;
+  if (!readBase) return [];
+  const modified = live.filter((c) => c.kind === 'modified' && which(c.path) && !input.isTestPath(c.path));
   const heads = await input.files.readMany(modified.map((c) => c.path));
   const pairs: { path: string; base: string; head: string }[] = [];
   for (const c of modified) {
@@ -488,7 +485,16 @@ async function pythonModuleChanges(
     const head = heads.get(c.path);
     if (base !== undefined && head !== undefined) pairs.push({ path: c.path, base, head });
   }
-  return changedNames(pairs, diffPython);
+  return pairs;
+}
+
+/** Modified Python modules, compared definition by definition. */
+async function pythonModuleChanges(
+  input: ScopeInput,
+  live: readonly Change[],
+): Promise<Map<string, ModuleChange>> {
+  if (!input.diffPython) return new Map();
+  return changedNames(await modifiedPairs(input, live, (p) => p.endsWith('.py')), input.diffPython);
 }
 
 /**
@@ -539,17 +545,7 @@ async function jsModuleChanges(
   live: readonly Change[],
 ): Promise<Map<string, ModuleChange>> {
   const out = new Map<string, ModuleChange>();
-  const { readBase } = input;
-  if (!readBase) return out;
-  const modified = live.filter(
-    (c) => c.kind === 'modified' && JS_MODULE.test(c.path) && !input.isTestPath(c.path),
-  );
-  const heads = await input.files.readMany(modified.map((c) => c.path));
-  for (const c of modified) {
-    const base = await readBase(c.path);
-    const head = heads.get(c.path);
-    if (base !== undefined && head !== undefined && sameRuntimeCode(input.ts, c.path, base, head))
-      out.set(c.path, { names: [] });
-  }
+  for (const m of await modifiedPairs(input, live, (p) => JS_MODULE.test(p)))
+    if (sameRuntimeCode(input.ts, m.path, m.base, m.head)) out.set(m.path, { names: [] });
   return out;
 }

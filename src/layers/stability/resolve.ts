@@ -8,7 +8,6 @@
  */
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import type TS from 'typescript';
 import type { TreeFiles } from '../../overlay/revision-files.js';
 import { importCandidates } from '../../util/import-candidates.js';
@@ -383,11 +382,4 @@ export class PyResolver {
       };
     return { files: found };
   }
-}
-
-/** Whether a NamedPath-style glob list (with exceptions) matches a path. */
-export function namedMatcher(glob: string, except: readonly string[] | undefined): (p: string) => boolean {
-  const yes = picomatch(glob, { dot: true });
-  const no = except && except.length > 0 ? picomatch([...except], { dot: true }) : () => false;
-  return (p) => yes(p) && !no(p);
 }

@@ -14,7 +14,7 @@
  * run chosen files) and the head runs whole, as before.
  */
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { namedMatcher } from '../../util/named-glob.js';
 import { canSelectFiles } from './presets.js';
 
 /** The head's share of its first run, when the overlay's run can stand in for the rest. */
@@ -90,11 +90,7 @@ export async function headOwnFiles(input: HeadOwnInput): Promise<HeadOwnFiles | 
   if (input.merged.length > 0 || input.fromBase.length > 0) return undefined;
   const differing = [...new Set([...input.restored, ...input.headOnly])].sort();
   if (differing.length === 0) return undefined;
-  const globs = (input.testGlobs ?? []).map((g) => {
-    const yes = picomatch(g.path, { dot: true });
-    const no = g.except && g.except.length > 0 ? picomatch([...g.except], { dot: true }) : () => false;
-    return (p: string) => yes(p) && !no(p);
-  });
+  const globs = (input.testGlobs ?? []).map((g) => namedMatcher(g.path, g.except));
   const isConfiguredTest = (p: string) => globs.some((m) => m(p));
   const stems = new Map<string, string>();
   for (const f of differing) {
