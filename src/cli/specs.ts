@@ -103,7 +103,7 @@ export const INIT = {
   name: 'init',
   summary: 'detect fixtures and the test runner; write the config and every contract file',
   description:
-    'Detects fixture folders (testdata, fixtures, golden, __snapshots__, tests/test_fixtures …) and the test runner (package.json, pyproject.toml, lockfiles), writes the config and the fixture lock (and the canonical digest of fixtures/lock.json when there is one), turns on the layers it can justify and writes an empty, valid contract file for each, and prints what it did, why, and the next command. Refuses to overwrite existing files without --force. Commit what it writes in a human commit of its own.',
+    'Detects fixture folders (testdata, fixtures, golden, __snapshots__, tests/test_fixtures …) and the test runner (CI workflow test steps first, then package.json, pytest configuration, requirement files, tox.ini, noxfile.py, Makefile test targets, lockfiles; each with the file and line it came from), writes the config and the fixture lock (and the canonical digest of fixtures/lock.json when there is one), turns on the layers it can justify and writes an empty, valid contract file for each, and prints what it did, why, and the next command. Without a test runner its first line says the test layers are off, with the lines to add. Golden-file candidates outside the fixture folders (files the tests read, data files under test folders) are listed with the --root entries that lock them, never locked without them. Refuses to overwrite existing files without --force. Commit what it writes in a human commit of its own.',
   options: {
     format: {
       type: 'string',
@@ -115,7 +115,8 @@ export const INIT = {
       type: 'string',
       multiple: true,
       placeholder: 'DIR',
-      description: 'a fixture folder (or file) to lock, repo-relative (default: the folders found by name)',
+      description:
+        'a fixture folder (or file) to lock, repo-relative (default: the folders found by name); the golden-file candidates init lists are adopted this way',
     },
     owner: {
       type: 'string',

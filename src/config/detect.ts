@@ -6,10 +6,18 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as shellParse } from 'shell-quote';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import { NODE_VALUE_FLAGS } from './node-flags.js';
+import { NO_PRESET, type RunnerName, scriptCommands } from './runner-command.js';
+import {
+  pytestRequirementLine,
+  type RunnerUse,
+  readNoxfile,
+  readRunnerHints,
+  readTox,
+  requirementIncludes,
+} from './runner-sources.js';
 import type { PatchgateConfigInput } from './schema.js';
 
 type TestsInput = NonNullable<PatchgateConfigInput['tests']>;
@@ -121,6 +129,12 @@ export interface TestsDetection {
   reasons: { key: string; value: string; reason: string }[];
   /** What init could not decide, with what to set instead. */
   notes: string[];
+  /**
+   * When no `tests` section could be justified: the one a human most likely
+   * wants, for the lines init and validate print (the first of several
+   * runners found, else the language's usual runner, else a command to fill in).
+   */
+  suggestion?: TestsInput;
 }
 
 async function readText(abs: string): Promise<string | undefined> {
@@ -225,17 +239,6 @@ async function jsSetup(
   }
 }
 
-/** One line of a script as shell words, split at `&&`, `||`, `;` and `|`; globs kept as their pattern. */
-function scriptCommands(text: string): string[][] {
-  const out: string[][] = [[]];
-  for (const tok of shellParse(text, (name) => `$${name}`)) {
-    if (typeof tok === 'string') (out[out.length - 1] as string[]).push(tok);
-    else if ('op' in tok && tok.op === 'glob') (out[out.length - 1] as string[]).push(tok.pattern);
-    else if ('op' in tok) out.push([]);
-  }
-  return out.filter((c) => c.length > 0);
-}
-
 /**
  * What `npm test` runs: `scripts.test`, followed through `npm run NAME` (and
  * pnpm's, yarn's and bun's spelling) when that is all it does, a few levels
@@ -269,8 +272,11 @@ const NODE_PRESET_FLAGS = new Set(['--test', '--test-reporter', '--test-reporter
  * test paths it names), and what init cannot carry over (a glob node 20
  * would not expand itself, a build step before it).
  */
-function nodeTestCommand(text: string): { args: string[]; notes: string[]; command: string } | undefined {
-  const commands = scriptCommands(text);
+function nodeTestCommand(
+  text: string,
+  where = 'scripts.test',
+  commands: readonly string[][] = scriptCommands(text),
+): { args: string[]; notes: string[]; command: string } | undefined {
   const at = commands.findIndex((c) => {
     const i = c.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
     return c[i] === 'node' && c.includes('--test');
@@ -282,11 +288,11 @@ function nodeTestCommand(text: string): { args: string[]; notes: string[]; comma
   const assignments = words.slice(0, first);
   if (assignments.length > 0)
     notes.push(
-      `scripts.test sets ${assignments.join(' ')} for node --test; add it to tests.env if the tests need it`,
+      `${where} sets ${assignments.join(' ')} for node --test; add it to tests.env if the tests need it`,
     );
   if (at > 0)
     notes.push(
-      `scripts.test runs \`${commands
+      `${where} runs \`${commands
         .slice(0, at)
         .map((c) => c.join(' '))
         .join(' && ')}\` before node --test; if the tests need it (a build), add it to tests.setup`,
@@ -302,7 +308,7 @@ function nodeTestCommand(text: string): { args: string[]; notes: string[]; comma
     if (NODE_PRESET_FLAGS.has(flag)) continue;
     if (!w.startsWith('-') && /[*?[\]{}]/.test(w)) {
       notes.push(
-        `scripts.test names the test files as the glob ${JSON.stringify(w)}, which the shell expands and node 20 does not, so it is left out of tests.args: node --test finds its test files itself (*.test.js, test/ folders…); if that is not what you run, list the files or folders in tests.args`,
+        `${where} names the test files as the glob ${JSON.stringify(w)}, which the shell expands and node 20 does not, so it is left out of tests.args: node --test finds its test files itself (*.test.js, test/ folders…); if that is not what you run, list the files or folders in tests.args`,
       );
       continue;
     }
@@ -337,15 +343,58 @@ async function importsNodeTest(repoRoot: string): Promise<string | undefined> {
   return walk('', false);
 }
 
-async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefined> {
+/** package.json, parsed; a sentence when it is not valid JSON. */
+async function readPackageJson(repoRoot: string): Promise<PackageJson | string | undefined> {
   const text = await readText(path.join(repoRoot, 'package.json'));
   if (text === undefined) return undefined;
-  let pkg: PackageJson;
   try {
-    pkg = asRecord(JSON.parse(text)) as PackageJson;
+    return asRecord(JSON.parse(text)) as PackageJson;
   } catch (err) {
     return `package.json is not valid JSON (${(err as Error).message}), so its test runner is unknown`;
   }
+}
+
+type JsRunner = (typeof JS_RUNNERS)[number] | 'node-test';
+
+/** The candidate for a JavaScript runner already chosen: its reporter, its arguments, the install command. */
+async function jsCandidate(
+  repoRoot: string,
+  pkg: PackageJson,
+  runner: JsRunner,
+  reason: string,
+  nodeTest?: { args: string[]; notes: string[]; command: string; where: string },
+  /** The runner was named by a command outside package.json, which then has to install it. */
+  requireDependency = false,
+): Promise<Candidate | string> {
+  const deps = { ...asRecord(pkg.dependencies), ...asRecord(pkg.devDependencies) };
+  const notes: string[] = [];
+  const reporter = runner === 'node-test' ? undefined : JS_REPORTER[runner];
+  if (reporter !== undefined && !(reporter in deps)) {
+    return `${reason}, but the ${runner} preset writes its JUnit report with ${reporter}, which package.json does not list, so tests is not set; install it (npm install --save-dev ${reporter}) and run \`patchgate init --force\` again`;
+  }
+  if (requireDependency && runner !== 'node-test' && !(runner in deps)) {
+    return `${reason}, but package.json does not list ${runner} in its dependencies or devDependencies, so the gate's checkouts would not have it installed and tests is not set; add it (npm install --save-dev ${runner}) and run \`patchgate init --force\` again`;
+  }
+  if (runner === 'node-test')
+    notes.push(
+      "the node-test preset reads node's own JUnit reporter, which needs Node 20.13 or later where `patchgate check` runs",
+    );
+  let args: Candidate['args'];
+  if (nodeTest) {
+    pushAll(notes, nodeTest.notes);
+    if (nodeTest.args.length > 0)
+      args = {
+        argv: nodeTest.args,
+        reason: `what ${nodeTest.where} adds to node --test (\`${nodeTest.command}\`)`,
+      };
+  }
+  const setup = await jsSetup(repoRoot, pkg, notes);
+  return { preset: runner, reason, ...(setup ? { setup } : {}), ...(args ? { args } : {}), notes };
+}
+
+async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefined> {
+  const pkg = await readPackageJson(repoRoot);
+  if (pkg === undefined || typeof pkg === 'string') return pkg;
   const scripts = asRecord(pkg.scripts);
   const found = testScript(scripts);
   const script = found?.text;
@@ -353,9 +402,9 @@ async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefi
   const deps = { ...asRecord(pkg.dependencies), ...asRecord(pkg.devDependencies) };
   const depWhere = (name: string) =>
     name in asRecord(pkg.devDependencies) ? 'devDependencies' : 'dependencies';
-  let runner: (typeof JS_RUNNERS)[number] | 'node-test' | undefined;
+  let runner: JsRunner | undefined;
   let reason = '';
-  const nodeTest = script === undefined ? undefined : nodeTestCommand(script);
+  const nodeTest = script === undefined ? undefined : nodeTestCommand(script, scriptName);
   const inScript = [
     ...(script === undefined ? [] : JS_RUNNERS.filter((r) => new RegExp(`\\b${r}\\b`).test(script))),
     ...(nodeTest ? (['node-test'] as const) : []),
@@ -379,26 +428,14 @@ async function detectJs(repoRoot: string): Promise<Candidate[] | string | undefi
     return `${scriptName} (${JSON.stringify(script)}) runs none of vitest, jest, mocha, node --test, so tests is not set; set tests.command to the test command as argv, with {junit} where it writes a JUnit XML report`;
   }
   if (runner === undefined) return undefined;
-  const notes: string[] = [];
-  const reporter = runner === 'node-test' ? undefined : JS_REPORTER[runner];
-  if (reporter !== undefined && !(reporter in deps)) {
-    return `${reason}, but the ${runner} preset writes its JUnit report with ${reporter}, which package.json does not list, so tests is not set; install it (npm install --save-dev ${reporter}) and run \`patchgate init --force\` again`;
-  }
-  if (runner === 'node-test')
-    notes.push(
-      "the node-test preset reads node's own JUnit reporter, which needs Node 20.13 or later where `patchgate check` runs",
-    );
-  let args: Candidate['args'];
-  if (nodeTest) {
-    pushAll(notes, nodeTest.notes);
-    if (nodeTest.args.length > 0)
-      args = {
-        argv: nodeTest.args,
-        reason: `what ${scriptName} adds to node --test (\`${nodeTest.command}\`)`,
-      };
-  }
-  const setup = await jsSetup(repoRoot, pkg, notes);
-  return [{ preset: runner, reason, ...(setup ? { setup } : {}), ...(args ? { args } : {}), notes }];
+  const c = await jsCandidate(
+    repoRoot,
+    pkg,
+    runner,
+    reason,
+    nodeTest ? { ...nodeTest, where: scriptName } : undefined,
+  );
+  return typeof c === 'string' ? c : [c];
 }
 
 /** The first `[section]` of an INI/TOML text, and whether it sets `key`. */
@@ -427,7 +464,98 @@ async function srcLayout(repoRoot: string): Promise<string[]> {
   return out.sort(byCodePoint);
 }
 
-async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> {
+/** The requirement files a repository declares its test dependencies in, in the order init reads them. */
+async function requirementFiles(repoRoot: string): Promise<string[]> {
+  const top = await readdir(repoRoot).catch(() => [] as string[]);
+  const nested = (await readdir(path.join(repoRoot, 'requirements')).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.txt') || f.endsWith('.in'))
+    .sort(byCodePoint)
+    .map((f) => `requirements/${f}`);
+  const named = top.filter((f) => /^requirements[-_].+\.(?:txt|in)$/.test(f)).sort(byCodePoint);
+  const first = [
+    'requirements-dev.txt',
+    'requirements-test.txt',
+    'test-requirements.txt',
+    'dev-requirements.txt',
+  ];
+  const ordered = [
+    ...first.filter((f) => top.includes(f)),
+    ...named.filter((f) => !first.includes(f)),
+    ...nested,
+    ...['requirements.txt'].filter((f) => top.includes(f)),
+  ];
+  return ordered;
+}
+
+/** Where a requirements file (or one it includes with `-r`, one level down) names pytest. */
+async function pytestInRequirements(
+  repoRoot: string,
+  file: string,
+  seen: Set<string>,
+  depth = 0,
+): Promise<string | undefined> {
+  if (seen.has(file) || depth > 2) return undefined;
+  seen.add(file);
+  const text = await readText(path.join(repoRoot, file));
+  if (text === undefined) return undefined;
+  const line = pytestRequirementLine(text);
+  if (line !== undefined) return `found pytest in ${file}:${line}`;
+  for (const inc of requirementIncludes(text)) {
+    const rel = path.posix.normalize(path.posix.join(path.posix.dirname(file), inc));
+    if (rel.startsWith('..') || path.posix.isAbsolute(rel)) continue;
+    const found = await pytestInRequirements(repoRoot, rel, seen, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Where tox.ini's `deps` or noxfile.py's `session.install(…)` install pytest. */
+async function pytestInTaskFiles(repoRoot: string, seen: Set<string>): Promise<string | undefined> {
+  const tox = await readText(path.join(repoRoot, 'tox.ini'));
+  if (tox !== undefined) {
+    let file: ReturnType<typeof readTox> | undefined;
+    try {
+      file = readTox(tox);
+    } catch {
+      // runner-sources notes the parse error once, with its line.
+    }
+    for (const s of file?.sections ?? []) {
+      if (s.name === undefined || (s.name !== 'testenv' && !s.name.startsWith('testenv:'))) continue;
+      const deps = s.values.get('deps');
+      const keyLine = s.keyLines.get('deps');
+      if (deps === undefined || keyLine === undefined) continue;
+      const lines = deps.split('\n');
+      const at = lines.findIndex((l) => pytestRequirementLine(l) !== undefined);
+      if (at >= 0) {
+        // The value's lines follow its key; count the source lines to the one that holds it.
+        const src = s.lines.findIndex((l, i) => i >= keyLine - s.line && l.includes(lines[at] as string));
+        return `found pytest in tox.ini:${src < 0 ? keyLine : s.line + src} ([${s.name}] deps)`;
+      }
+      for (const l of lines) {
+        const inc = /^\s*-r\s*(\S+)/.exec(l)?.[1]?.replace(/^\{toxinidir\}\//, '');
+        if (inc === undefined) continue;
+        const found = await pytestInRequirements(repoRoot, path.posix.normalize(inc), seen);
+        if (found) return `${found} (the [${s.name}] deps of tox.ini include it)`;
+      }
+    }
+  }
+  const nox = await readText(path.join(repoRoot, 'noxfile.py'));
+  if (nox !== undefined) {
+    const call = readNoxfile(nox).installs.find((c) =>
+      c.args.some((a) => pytestRequirementLine(a) !== undefined),
+    );
+    if (call) return `noxfile.py:${call.line} installs pytest (\`${call.text}\`)`;
+  }
+  return undefined;
+}
+
+interface PytestConfig {
+  /** Why pytest: its configuration section, or where it is declared. */
+  reason?: string;
+  setsPythonpath: boolean;
+}
+
+async function pytestConfig(repoRoot: string): Promise<PytestConfig> {
   const pyproject = await readText(path.join(repoRoot, 'pyproject.toml'));
   const setupCfg = await readText(path.join(repoRoot, 'setup.cfg'));
   const pytestIni = await readText(path.join(repoRoot, 'pytest.ini'));
@@ -448,18 +576,18 @@ async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> 
     reason ??= sec.found ? `found [${s.section}] in ${s.file}` : `found ${s.file}`;
     if (sec.sets('pythonpath')) setsPythonpath = true;
   }
-  if (reason === undefined) {
+  if (reason === undefined && pyproject !== undefined) {
     const requirement = /(^|["'\s,[])pytest([<>=~!;\s"',\]]|$)/m;
-    if (pyproject !== undefined && requirement.test(pyproject)) reason = 'found pytest in pyproject.toml';
-    else {
-      for (const f of ['requirements-dev.txt', 'requirements-test.txt', 'requirements.txt']) {
-        const t = await readText(path.join(repoRoot, f));
-        if (t !== undefined && /^\s*pytest\b/m.test(t)) {
-          reason = `found pytest in ${f}`;
-          break;
-        }
-      }
+    const m = requirement.exec(pyproject);
+    if (m) reason = `found pytest in pyproject.toml:${lineOf(pyproject, m.index + (m[1] ?? '').length)}`;
+  }
+  if (reason === undefined) {
+    const seen = new Set<string>();
+    for (const f of await requirementFiles(repoRoot)) {
+      reason = await pytestInRequirements(repoRoot, f, seen);
+      if (reason) break;
     }
+    reason ??= await pytestInTaskFiles(repoRoot, seen);
   }
   if (reason === undefined) {
     for (const f of ['conftest.py', 'tests/conftest.py', 'test/conftest.py']) {
@@ -469,7 +597,21 @@ async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> 
       }
     }
   }
-  if (reason === undefined) return undefined;
+  return { ...(reason !== undefined ? { reason } : {}), setsPythonpath };
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** The pytest candidate for a reason already found: the install notes and the src layout's PYTHONPATH. */
+async function pythonCandidate(
+  repoRoot: string,
+  reason: string,
+  setsPythonpath: boolean,
+): Promise<Candidate> {
   const notes: string[] = [];
   const pytestCmd =
     '"python", "-m", "pytest", "--rootdir=.", "--junitxml={junit}", "-p", "no:cacheprovider", "-q", "{tests}"';
@@ -481,10 +623,12 @@ async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> 
     notes.push(
       `found uv.lock: the pytest preset runs \`python3 -m pytest\` with the interpreter on PATH and installs nothing. If the tests need uv's environment, set tests.setup to ["uv", "sync", "--frozen"] and tests.command to ["uv", "run", ${pytestCmd}] (keep "preset": "pytest" for its report and test selection)`,
     );
-  } else if (await isFile(path.join(repoRoot, 'requirements.txt'))) {
-    notes.push(
-      'found requirements.txt: the pytest preset installs nothing, so the interpreter on PATH must already have what the tests import (install it in the CI job before `patchgate check`)',
-    );
+  } else {
+    const reqs = await requirementFiles(repoRoot);
+    if (reqs.length > 0)
+      notes.push(
+        `found ${reqs.join(', ')}: the pytest preset installs nothing, so the interpreter on PATH must already have what the tests import (install it in the CI job before \`patchgate check\`)`,
+      );
   }
   const layout = await srcLayout(repoRoot);
   const env =
@@ -495,7 +639,13 @@ async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> 
           reason: `found ${layout.join(', ')}: a src layout, and no pytest pythonpath setting, so the tests import it from src`,
         }
       : undefined;
-  return [{ preset: 'pytest', reason, ...(env ? { env } : {}), notes }];
+  return { preset: 'pytest', reason, ...(env ? { env } : {}), notes };
+}
+
+async function detectPython(repoRoot: string): Promise<Candidate[] | undefined> {
+  const cfg = await pytestConfig(repoRoot);
+  if (cfg.reason === undefined) return undefined;
+  return [await pythonCandidate(repoRoot, cfg.reason, cfg.setsPythonpath)];
 }
 
 async function detectOthers(repoRoot: string, notes: string[]): Promise<Candidate[]> {
@@ -537,13 +687,209 @@ async function detectOthers(repoRoot: string, notes: string[]): Promise<Candidat
   return out;
 }
 
+/** A command as init prints it: one line, capped. */
+function shown(command: string): string {
+  const one = command.replace(/\s+/g, ' ').trim();
+  return one.length > 100 ? `${one.slice(0, 99)}…` : one;
+}
+
+/** Where a runner use was found, hop by hop: `` `make test` (.github/workflows/ci.yml:12, step "Test") → `pytest` (Makefile:3) ``. */
+export function formatChain(use: RunnerUse): string {
+  return use.chain
+    .map((s, i) => {
+      const label = i === 0 && use.label !== undefined ? `, step ${JSON.stringify(use.label)}` : '';
+      return `\`${shown(s.command)}\` (${s.file}:${s.line}${label})`;
+    })
+    .join(' → ');
+}
+
+const RUNNER_WORDS: Record<RunnerName, string> = {
+  pytest: 'pytest',
+  vitest: 'vitest',
+  jest: 'jest',
+  mocha: 'mocha',
+  'node-test': 'node --test',
+  go: 'go test',
+  'cargo-nextest': 'cargo nextest',
+  maven: 'mvn test',
+  'cargo-test': 'cargo test',
+  gradle: 'gradle test',
+  unittest: 'python -m unittest',
+};
+
+/** What each runner without a preset needs instead. */
+const NO_PRESET_HINT: Partial<Record<RunnerName, string>> = {
+  'cargo-test':
+    'the cargo-nextest preset runs the same tests and writes JUnit: add `[profile.ci.junit]` with `path = "junit.xml"` to .config/nextest.toml and set tests.preset to "cargo-nextest"',
+  gradle:
+    'set tests.command to the test command as argv (e.g. ["./gradlew", "test"]); its JUnit reports stay under build/test-results',
+  unittest:
+    'pytest runs unittest test cases and writes JUnit: set tests.preset to "pytest" (pytest must be installed where `patchgate check` runs)',
+};
+
+/** pytest options whose next word is their value, and those of them the gate carries over from the project's command. */
+const PYTEST_VALUE_FLAGS = new Set([
+  '-m',
+  '-k',
+  '--ignore',
+  '--ignore-glob',
+  '--deselect',
+  '-c',
+  '-p',
+  '-n',
+  '-o',
+  '-r',
+  '-W',
+  '--rootdir',
+  '--junitxml',
+  '--junit-xml',
+  '--cov',
+  '--cov-report',
+  '--cov-config',
+  '--confcutdir',
+  '--basetemp',
+  '--maxfail',
+  '--tb',
+  '--durations',
+  '--dist',
+  '--numprocesses',
+  '--log-level',
+  '--timeout',
+  '--import-mode',
+]);
+const PYTEST_KEPT = new Set(['-m', '-k', '--ignore', '--ignore-glob', '--deselect', '--import-mode']);
+
 /**
- * The test runner of a repository, from its manifests: package.json
- * (what `npm test` runs: vitest, jest, mocha or `node --test`; then the
- * dependencies; then test files importing node:test; the lockfile gives the
- * install command), pytest's configuration files, go.mod, Cargo.toml
- * (with a nextest JUnit profile), pom.xml. Two runners from different
- * manifests are a choice for a human: nothing is written then.
+ * What the project's own pytest command adds that the gate should run with
+ * too: the test paths it names (that exist) and its selection (-m, -k,
+ * --ignore, --deselect). Everything else is left out and named: stopping
+ * early (-x, --maxfail) would leave tests unreported, and the gate writes its
+ * own report, picks its own rootdir and runs without coverage.
+ */
+async function pytestArgs(
+  repoRoot: string,
+  words: readonly string[],
+): Promise<{ args: string[]; dropped: string[] }> {
+  const args: string[] = [];
+  const dropped: string[] = [];
+  const rest = words.slice(1);
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i] as string;
+    if (w === '') continue;
+    if (w.startsWith('-')) {
+      const eq = w.indexOf('=');
+      const flag = eq > 0 ? w.slice(0, eq) : w;
+      const value = eq < 0 && PYTEST_VALUE_FLAGS.has(flag) ? rest[++i] : undefined;
+      const kept = PYTEST_KEPT.has(flag);
+      const list = kept ? args : dropped;
+      list.push(w);
+      if (value !== undefined) list.push(value);
+      continue;
+    }
+    const clean = w.replace(/\/+$/, '');
+    const inside = clean !== '' && !clean.startsWith('/') && !clean.split('/').includes('..');
+    const target = clean.split('::')[0] as string;
+    if (
+      inside &&
+      (await stat(path.join(repoRoot, target)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      args.push(w);
+    else dropped.push(w);
+  }
+  return { args, dropped };
+}
+
+/** The candidate for a runner a command names, when no manifest made one; a sentence when it cannot be. */
+async function candidateFor(
+  repoRoot: string,
+  runner: RunnerName,
+  reason: string,
+  use: RunnerUse,
+  setsPythonpath: boolean,
+): Promise<Candidate | string> {
+  switch (runner) {
+    case 'pytest':
+      return pythonCandidate(repoRoot, reason, setsPythonpath);
+    case 'vitest':
+    case 'jest':
+    case 'mocha':
+    case 'node-test': {
+      const pkg = await readPackageJson(repoRoot);
+      if (typeof pkg === 'string') return pkg;
+      const where = use.chain[use.chain.length - 1]?.file ?? 'the command';
+      const nodeTest =
+        runner === 'node-test' ? nodeTestCommand(use.words.join(' '), where, [use.words]) : undefined;
+      if (pkg === undefined) {
+        if (runner !== 'node-test')
+          return `${reason}, but there is no package.json to install ${runner} from, so tests is not set; add ${runner} to a package.json's devDependencies with a lockfile and run \`patchgate init --force\` again`;
+        return jsCandidate(repoRoot, {}, runner, reason, nodeTest ? { ...nodeTest, where } : undefined);
+      }
+      return jsCandidate(repoRoot, pkg, runner, reason, nodeTest ? { ...nodeTest, where } : undefined, true);
+    }
+    case 'go':
+      return {
+        preset: 'go',
+        reason,
+        notes: [
+          'the go preset runs gotestsum (go install gotest.tools/gotestsum@latest), which must be on PATH where `patchgate check` runs',
+        ],
+      };
+    case 'cargo-nextest': {
+      const nextest = await readText(path.join(repoRoot, '.config/nextest.toml'));
+      if (nextest === undefined || !iniSection(nextest, 'profile.ci.junit').found)
+        return `${reason}, but the cargo-nextest preset needs a JUnit report: add \`[profile.ci.junit]\` with \`path = "junit.xml"\` to .config/nextest.toml, then set tests.preset to "cargo-nextest"`;
+      return { preset: 'cargo-nextest', reason, notes: [] };
+    }
+    case 'maven':
+      return { preset: 'maven', reason, notes: [] };
+    default:
+      return `${reason}, which has no preset, so tests is not set; ${NO_PRESET_HINT[runner] ?? 'set tests.command to the test command as argv, with {junit} where it writes a JUnit XML report'}`;
+  }
+}
+
+/** The runner a repository's language usually has, from its files alone: for the lines a human fills in. */
+async function usualRunner(repoRoot: string): Promise<string | undefined> {
+  for (const f of ['pyproject.toml', 'setup.py', 'setup.cfg', 'tox.ini', 'noxfile.py'])
+    if (await isFile(path.join(repoRoot, f))) return 'pytest';
+  // Python modules at the top or under src/ or tests/: pytest is the runner such a repository usually gets.
+  for (const dir of ['', 'src', 'tests', 'test']) {
+    const names = await readdir(path.join(repoRoot, dir)).catch(() => [] as string[]);
+    if (names.some((n) => n.endsWith('.py'))) return 'pytest';
+  }
+  if (await isFile(path.join(repoRoot, 'package.json'))) return 'node-test';
+  return undefined;
+}
+
+/** The runners of a list of uses, each with the first use that names it, in order. */
+function byRunner(uses: readonly RunnerUse[]): Map<RunnerName, RunnerUse> {
+  const out = new Map<RunnerName, RunnerUse>();
+  for (const u of uses) if (!out.has(u.runner)) out.set(u.runner, u);
+  return out;
+}
+
+/**
+ * The test runner of a repository. In order of strength:
+ *
+ * 1. the CI workflows' test steps (`.github/workflows/*.yml` `run:` lines,
+ *    `.gitlab-ci.yml` `script:`), followed through `npm test`, `make`, `tox`
+ *    and `nox` to the command they stand for: how the project really runs
+ *    its tests; it chooses among the manifests' runners, or names one they
+ *    do not;
+ * 2. the manifests: package.json (what `npm test` runs: vitest, jest, mocha
+ *    or `node --test`; then the dependencies; then test files importing
+ *    node:test; the lockfile gives the install command), pytest's
+ *    configuration files or its declaration (pyproject.toml, requirement
+ *    files, tox.ini deps, noxfile installs), go.mod, Cargo.toml (with a
+ *    nextest JUnit profile), pom.xml;
+ * 3. the task files' commands (tox.ini `commands`, noxfile.py
+ *    `session.run`, Makefile test targets): they name a runner the manifests
+ *    do not, or choose between two.
+ *
+ * Two runners at the same strength are a choice for a human: nothing is
+ * written then, and the notes say what was found where.
  */
 export async function detectTests(repoRoot: string): Promise<TestsDetection> {
   const notes: string[] = [];
@@ -554,21 +900,124 @@ export async function detectTests(repoRoot: string): Promise<TestsDetection> {
   const py = await detectPython(repoRoot);
   if (py) pushAll(candidates, py);
   pushAll(candidates, await detectOthers(repoRoot, notes));
-  if (candidates.length === 0) {
+  const hints = await readRunnerHints(repoRoot);
+  pushAll(notes, hints.notes);
+  const setsPythonpath = (await pytestConfig(repoRoot)).setsPythonpath;
+
+  let chosen: Candidate | undefined;
+  let use: RunnerUse | undefined;
+  // The runner a command names, with the manifest's candidate for it when there is one; a sentence when it cannot be.
+  const pick = async (runner: RunnerName, u: RunnerUse, tier: string): Promise<void> => {
+    const where = `${tier} runs ${RUNNER_WORDS[runner]}: ${formatChain(u)}`;
+    const manifest = candidates.find((c) => c.preset === runner);
+    if (manifest) {
+      chosen = { ...manifest, reason: `${manifest.reason}; ${where}` };
+    } else {
+      const c = await candidateFor(repoRoot, runner, where, u, setsPythonpath);
+      if (typeof c === 'string') {
+        notes.push(c);
+        return;
+      }
+      chosen = c;
+    }
+    use = u;
+    const others = candidates.filter((c) => c.preset !== runner);
+    if (others.length > 0)
+      notes.push(
+        `also found ${others.map((c) => `${c.preset} (${c.reason})`).join(' and ')}; the gate runs ${RUNNER_WORDS[runner]}, which ${tier} runs; if the gate should run another, set tests.preset`,
+      );
+  };
+
+  // 1. The CI test steps, when they agree on one runner (or pick one of the manifests').
+  const ci = byRunner(hints.ci);
+  const ciPreset = [...ci.keys()].filter((r) => !NO_PRESET.has(r));
+  const ciInManifests = ciPreset.filter((r) => candidates.some((c) => c.preset === r));
+  const ciChoice =
+    ciPreset.length === 1 ? ciPreset[0] : ciInManifests.length === 1 ? ciInManifests[0] : undefined;
+  let decided = false;
+  if (ciChoice !== undefined) {
+    await pick(ciChoice, ci.get(ciChoice) as RunnerUse, 'the CI test step');
+    decided = true;
+  } else if (ciPreset.length > 1)
+    notes.push(
+      `the CI workflows run more than one test runner (${[...ci.entries()].map(([r, u]) => `${RUNNER_WORDS[r]}: ${formatChain(u)}`).join('; ')}), so they do not choose one`,
+    );
+  else if (ci.size > 0 && candidates.length === 0) {
+    const [runner, u] = [...ci.entries()][0] as [RunnerName, RunnerUse];
+    notes.push(
+      `the CI test step runs ${RUNNER_WORDS[runner]}: ${formatChain(u)}, which has no preset; ${NO_PRESET_HINT[runner] ?? ''}`,
+    );
+    decided = true;
+  }
+
+  // 2. and 3. The manifests; the task files' commands where those find none or several.
+  if (!decided) {
+    const cmds = byRunner(hints.commands);
+    const only = candidates.length === 1 ? (candidates[0] as Candidate) : undefined;
+    const confirming = only?.preset !== undefined ? cmds.get(only.preset as RunnerName) : undefined;
+    if (only && confirming) {
+      // A task file that runs the manifest's runner says how: its paths and selection become tests.args.
+      await pick(only.preset as RunnerName, confirming, confirming.chain[0]?.file ?? 'a task file');
+    } else if (only) {
+      chosen = only;
+    } else {
+      const among =
+        candidates.length > 1
+          ? [...cmds.keys()].filter((r) => candidates.some((c) => c.preset === r))
+          : [...cmds.keys()].filter((r) => !NO_PRESET.has(r));
+      if (among.length === 1) {
+        const r = among[0] as RunnerName;
+        const u = cmds.get(r) as RunnerUse;
+        await pick(r, u, u.chain[0]?.file ?? 'a task file');
+      } else if (candidates.length > 1) {
+        notes.push(
+          `found more than one test runner (${candidates.map((c) => `${c.preset}: ${c.reason}`).join('; ')}), so tests is not set; set tests.preset (or tests.command) to the one the gate should run`,
+        );
+      } else if (among.length > 1) {
+        notes.push(
+          `the task files run more than one test runner (${among.map((r) => `${RUNNER_WORDS[r]}: ${formatChain(cmds.get(r) as RunnerUse)}`).join('; ')}), so tests is not set; set tests.preset (or tests.command) to the one the gate should run`,
+        );
+      } else if (cmds.size > 0) {
+        const [runner, u] = [...cmds.entries()][0] as [RunnerName, RunnerUse];
+        notes.push(
+          `${u.chain[0]?.file ?? 'a task file'} runs ${RUNNER_WORDS[runner]}: ${formatChain(u)}, which has no preset; ${NO_PRESET_HINT[runner] ?? ''}`,
+        );
+      }
+    }
+  }
+
+  if (chosen === undefined) {
     if (notes.length === 0)
       notes.push(
-        'found no test runner (package.json, pyproject.toml, setup.cfg, pytest.ini, tox.ini, go.mod, Cargo.toml, pom.xml, test files importing node:test), so the tests layers stay off; add a `tests` section (preset or command) to turn them on',
+        'found no test runner (package.json, pyproject.toml, setup.cfg, pytest.ini, tox.ini, noxfile.py, requirement files, Makefile test targets, CI workflows, go.mod, Cargo.toml, pom.xml, test files importing node:test)',
       );
-    return { reasons: [], notes };
+    const named = [...hints.ci, ...hints.commands].find((u) => !NO_PRESET.has(u.runner))?.runner;
+    const preset = candidates[0]?.preset ?? named ?? (await usualRunner(repoRoot));
+    return {
+      reasons: [],
+      notes,
+      suggestion: preset
+        ? { preset: preset as TestsInput['preset'] }
+        : { command: ['YOUR-TEST-COMMAND', '--junit-output={junit}'] },
+    };
   }
-  if (candidates.length > 1) {
-    notes.push(
-      `found more than one test runner (${candidates.map((c) => `${c.preset}: ${c.reason}`).join('; ')}), so tests is not set; set tests.preset (or tests.command) to the one the gate should run`,
-    );
-    return { reasons: [], notes };
-  }
-  const c = candidates[0] as Candidate;
+  const c: Candidate = chosen;
   pushAll(notes, c.notes);
+  // The project's own command says what the preset's leaves out: its test paths and selection.
+  if (use !== undefined && c.preset === 'pytest' && !c.args) {
+    const { args, dropped } = await pytestArgs(repoRoot, use.words);
+    const at = use.chain[use.chain.length - 1];
+    const from = at ? `${at.file}:${at.line}` : 'the command';
+    if (args.length > 0)
+      c.args = {
+        argv: args,
+        reason: `what \`${shown(use.words.join(' '))}\` (${from}) adds to the preset's pytest command`,
+      };
+    if (dropped.length > 0)
+      notes.push(
+        `left out of tests.args what ${from} also passes pytest (${dropped.join(' ')}): the gate writes its own report and needs every test's outcome, so it never stops early; add an option to tests.args if the tests need it`,
+      );
+  }
   const reasons: TestsDetection['reasons'] = [
     { key: 'tests.preset', value: c.preset ?? '', reason: c.reason },
   ];

@@ -4,6 +4,7 @@ import { formatFlakeLedger } from '../freeze/flake-ledger.js';
 import { formatSignatureFreeze } from '../freeze/signature-freeze.js';
 import { CONFIG_JSON_SCHEMA, installedSchemaRef, schemaForRole } from './contract-schemas.js';
 import type { PatchgateConfigInput } from './schema.js';
+import type { SchemaRefs } from './schema-ref.js';
 
 export type ConfigFormat = 'json' | 'yaml' | 'ts';
 
@@ -15,11 +16,16 @@ export const CONFIG_FILE_FOR: Record<ConfigFormat, string> = {
 
 export interface RenderOptions {
   /**
-   * Point the file at the installed package's JSON Schema. Only where that
-   * path will exist: a repository with a package.json, where patchgate is
-   * installed into node_modules.
+   * Point the file at its JSON Schema: `true` for the installed package's
+   * copy (`node_modules/patchgate/schema/…`), or the `$schema` each file
+   * gets (schemaRefsFor: only where it resolves; undefined writes none).
    */
-  schema?: boolean;
+  schema?: boolean | SchemaRefs;
+}
+
+function refFor(options: RenderOptions, file: string, schemaFile: string): string | undefined {
+  if (options.schema === true) return installedSchemaRef(file, schemaFile);
+  return typeof options.schema === 'function' ? options.schema(file, schemaFile) : undefined;
 }
 
 /** The text `init` writes: the same settings in whichever format the user picked. */
@@ -28,12 +34,12 @@ export function renderConfig(
   format: ConfigFormat,
   options: RenderOptions = {},
 ): string {
-  const ref = installedSchemaRef(CONFIG_FILE_FOR[format], CONFIG_JSON_SCHEMA.file);
+  const ref = refFor(options, CONFIG_FILE_FOR[format], CONFIG_JSON_SCHEMA.file);
   switch (format) {
     case 'json':
-      return `${JSON.stringify(options.schema ? { $schema: ref, ...config } : config, null, 2)}\n`;
+      return `${JSON.stringify(ref !== undefined ? { $schema: ref, ...config } : config, null, 2)}\n`;
     case 'yaml':
-      return `${options.schema ? `# yaml-language-server: $schema=${ref}\n` : ''}${stringify(config)}`;
+      return `${ref !== undefined ? `# yaml-language-server: $schema=${ref}\n` : ''}${stringify(config)}`;
     case 'ts':
       return `import { defineConfig } from 'patchgate';\n\nexport default defineConfig(${JSON.stringify(config, null, 2)});\n`;
   }
@@ -57,7 +63,7 @@ export function isEmptyContractRole(role: string): role is EmptyContractRole {
  * The text of an empty, valid contract file for `role` at repo-relative
  * `file`, written the way the commands that later edit it write it (so the
  * first real edit is a clean diff). With `schema`, the file points at its
- * installed JSON Schema, relative to its own folder.
+ * JSON Schema, relative to its own folder.
  */
 export function emptyContractText(
   role: EmptyContractRole,
@@ -65,7 +71,7 @@ export function emptyContractText(
   options: RenderOptions = {},
 ): string {
   const entry = schemaForRole(role);
-  const $schema = options.schema && entry ? installedSchemaRef(file, entry.file) : undefined;
+  const $schema = entry ? refFor(options, file, entry.file) : undefined;
   const head = $schema !== undefined ? { $schema } : {};
   switch (role) {
     case 'hits.ledger':

@@ -29,8 +29,10 @@ import {
   readContractTextIfExists,
   rootHas,
 } from './contract-file.js';
+import { detectTests } from './detect.js';
 import { loadConfig } from './load.js';
 import type { PatchgateConfig } from './schema.js';
+import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from './tests-off.js';
 
 export interface ValidateOptions {
   /** Stops reading between slices (the CLI's SIGINT/SIGTERM). */
@@ -63,6 +65,35 @@ export interface ValidationResult {
   problems: Problem[];
   /** What is fine but worth knowing (a freeze file the gate reads as empty). */
   notes: string[];
+  /**
+   * Set when the config has no `tests` section: the layers that run the
+   * repository's tests are off. Valid, but the gate then judges a patch on
+   * the other layers alone, so the CLI says it first, with the lines to add.
+   */
+  testsOff?: TestsOff;
+}
+
+export interface TestsOff {
+  /** The first line: which layers the gate still judges with. */
+  headline: string;
+  /** Why, in a sentence. */
+  detail: string;
+  /** The lines to add to the config, as they are pasted. */
+  lines: string[];
+  /** What to do after adding them. */
+  next: string;
+}
+
+/** The test layers' warning for a valid config without `tests`, with the section `detectTests` suggests. */
+async function testsOffFor(root: string, config: PatchgateConfig, configFile: string): Promise<TestsOff> {
+  const detected = await detectTests(root);
+  const suggestion = detected.tests ?? detected.suggestion ?? { preset: 'pytest' };
+  return {
+    headline: testsOffHeadline(LAYERS.filter((l) => l.enabled(config)).map((l) => l.name)),
+    detail: `${configFile} has no \`tests\` section, so a patch that breaks every test is not rejected for it${detected.tests ? ` (\`patchgate init\` would now find ${detected.tests.preset}: ${detected.reasons[0]?.reason ?? ''})` : ''}. To turn them on, add these lines to it:`,
+    lines: testsOnLines(configFile, suggestion),
+    next: TESTS_ON_NEXT,
+  };
 }
 
 /** How a human creates a missing contract file, per role. */
@@ -363,6 +394,7 @@ export async function validateContracts(
   const globs = named.filter((c) => c.glob);
   if (globs.length > 0)
     await checkGlobs(env, result, globs, await (options.listFiles ?? (() => walkFiles(root)))());
+  if (!config.tests) result.testsOff = await testsOffFor(root, config, configFile);
   return result;
 }
 

@@ -1,12 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonSchemaDocument, schemaForRole } from '../../src/config/contract-schemas.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';
 import { jsonSchemaErrors } from '../helpers/json-schema-check.js';
 
 const json = (repo: GitDir, file: string) => JSON.parse(readFileSync(repo.path(file), 'utf8'));
+/** patchgate itself, linked in as node_modules/patchgate (what `npm install` of it leaves), so `$schema` resolves. */
+const installed = { 'node_modules/patchgate': { symlink: path.resolve(import.meta.dirname, '../..') } };
 
 const JS_REPO = {
+  '.gitignore': 'node_modules\n',
   'package.json': JSON.stringify({ name: 'x', devDependencies: { vitest: '4.0.15' } }),
   'package-lock.json': '{"lockfileVersion": 3}',
   'src/a.ts': 'export const a = 1;\n',
@@ -23,7 +27,7 @@ const PY_REPO = {
 
 describe('patchgate init on a new repository', () => {
   it('in a JS repository: detects vitest and npm ci, turns the test layers on, writes their empty contracts with $schema', async () => {
-    const repo = GitDir.create(JS_REPO);
+    const repo = GitDir.create(JS_REPO).write(installed);
     const r = await runCli(['init'], { cwd: repo.dir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -203,11 +207,17 @@ describe('patchgate validate', () => {
     expect(r.stdout).toContain('5 problems in 5 files');
   });
 
-  it('exits 0 with one line on a clean init, and says in its help why it exists', async () => {
+  it('exits 0 on a clean init, with the tests-off warning first, and says in its help why it exists', async () => {
     const repo = GitDir.create({ 'testdata/a.txt': 'a' });
     expect((await runCli(['init'], { cwd: repo.dir })).code).toBe(0);
     const r = await runCli(['validate'], { cwd: repo.dir });
-    expect(r).toEqual({ code: 0, stdout: 'ok: 2 files\n', stderr: '' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    // No runner: valid, but said first (see init-runners.test.ts), then the one line.
+    expect(r.stdout).toMatch(
+      /^warning: the test layers are off, so the gate judges only contracts and fixtures\n/,
+    );
+    expect(r.stdout).toMatch(/\nok: 2 files\n$/);
     const help = await runCli(['validate', '--help'], { cwd: repo.dir });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('CONTRACT_TOUCHED');

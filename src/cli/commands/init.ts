@@ -2,7 +2,7 @@ import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeownersSnippet } from '../../config/codeowners.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
-import { CONTRACT_JSON_SCHEMAS, installedSchemaRef, schemaForRole } from '../../config/contract-schemas.js';
+import { CONTRACT_JSON_SCHEMAS, schemaForRole } from '../../config/contract-schemas.js';
 import {
   type Detection,
   detectFixtureRoots,
@@ -10,6 +10,7 @@ import {
   FIXTURE_FOLDER_NAMES,
   isJsRepository,
 } from '../../config/detect.js';
+import { type CandidateGroup, findFixtureCandidates } from '../../config/fixture-candidates.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../../config/load.js';
 import {
   CONFIG_FILE_FOR,
@@ -19,6 +20,8 @@ import {
   renderConfig,
 } from '../../config/scaffold.js';
 import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '../../config/schema.js';
+import { type SchemaRefs, schemaRefsFor } from '../../config/schema-ref.js';
+import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from '../../config/tests-off.js';
 import { validateContractFile } from '../../config/validate.js';
 import { ContractFileError, InputError } from '../../errors.js';
 import { defaultBase } from '../../git/default-branch.js';
@@ -122,8 +125,9 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     found.push('found fixtures/lock.json: its canonical JSON digest is locked in fixtures/lock.sha256');
   }
 
-  // `$schema` points into node_modules/patchgate, which only a JavaScript repository has.
   const js = await isJsRepository(repoRoot);
+  // `$schema` only where the schemas resolve from the repository: an installed package, or this one inside it.
+  const refs = await schemaRefsFor(repoRoot);
   const tests = await detectTests(repoRoot);
   for (const r of tests.reasons) found.push(`${r.key}: ${r.value} (${r.reason})`);
   pushAll(notes, tests.notes);
@@ -205,12 +209,20 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       kept.push(c.path);
       continue;
     }
-    toWrite.push({ file: c.path, role: c.role, text: emptyContractText(c.role, c.path, { schema: js }) });
+    toWrite.push({ file: c.path, role: c.role, text: emptyContractText(c.role, c.path, { schema: refs }) });
   }
+
+  // Golden files the tests read outside the folders found by name: listed for a human to confirm, never locked here.
+  const candidates = await findFixtureCandidates(repoRoot, roots, [
+    ...CONFIG_FILE_NAMES,
+    config.fixtures.lock,
+    ...canonical.map((c) => c.digest),
+    ...contracts.filter((c) => !c.glob).map((c) => c.path),
+  ]);
 
   // The baseline runs before anything is written: a refused baseline leaves the repository as it was.
   const baseline = values.baseline
-    ? await initBaseline({ io, git, config, values, js, toWrite, kept, repoRoot })
+    ? await initBaseline({ io, git, config, values, refs, toWrite, kept, repoRoot })
     : undefined;
 
   const lockSchema = CONTRACT_JSON_SCHEMAS.find((s) => s.role === 'fixtures.lock')?.file;
@@ -220,10 +232,12 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
         config,
         owner: values.owner,
         fresh: true,
-        ...(js && lockSchema ? { schema: installedSchemaRef(config.fixtures.lock, lockSchema) } : {}),
+        ...(lockSchema && refs(config.fixtures.lock, lockSchema) !== undefined
+          ? { schema: refs(config.fixtures.lock, lockSchema) as string }
+          : {}),
       })
     : undefined;
-  await writeFile(path.join(repoRoot, configFile), renderConfig(input, format, { schema: js }));
+  await writeFile(path.join(repoRoot, configFile), renderConfig(input, format, { schema: refs }));
   for (const w of baseline?.writes ?? []) {
     const planned = toWrite.find((t) => t.file === w.file);
     if (planned) planned.text = w.text;
@@ -234,6 +248,19 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     await writeFile(path.join(repoRoot, w.file), w.text);
   }
 
+  const on = LAYERS.filter((l) => l.enabled(config)).map((l) => l.name);
+  // No runner: the gate would judge patches without running a test. That is the first thing said, never a note.
+  if (!tests.tests) {
+    out(testsOffHeadline(on));
+    for (const l of wrapWords(
+      `init found no test runner it could use (the notes below say where it looked), so a patch that breaks every test is not rejected for it. To turn the test layers on, add these lines to ${configFile}:`,
+      { width: TERMINAL_WIDTH, indent: 2, hanging: 2 },
+    ))
+      out(l);
+    for (const line of testsOnLines(configFile, tests.suggestion ?? { preset: 'pytest' })) out(`    ${line}`);
+    for (const l of wrapWords(TESTS_ON_NEXT, { width: TERMINAL_WIDTH, indent: 2, hanging: 2 })) out(l);
+    out();
+  }
   for (const line of found) say(line);
   if (seedsOn) {
     const fc = tape.rows.filter((r) => r.runner === 'fast-check').length;
@@ -241,11 +268,29 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       `found ${tape.file} (${tape.rows.length} propert${tape.rows.length === 1 ? 'y' : 'ies'}): the seeds layer replays it on every patch${fc > 0 ? `; its ${fc} fast-check row(s) need seeds.properties, the globs of your defineSeedProperty modules` : ''}`,
     );
   }
-  const on = LAYERS.filter((l) => l.enabled(config)).map((l) => l.name);
   say(
     `layers on: ${on.join(', ')}${config.stability ? ` (stability runs the head's tests ${config.stability.runs} times)` : ''}`,
   );
   for (const note of notes) say(`note: ${note}`);
+  if (candidates.groups.length > 0) {
+    out();
+    for (const line of candidateLines(
+      candidates.groups,
+      candidates.truncated,
+      roots,
+      configFile,
+      fixturesOn,
+    )) {
+      if (line.verbatim) out(line.text);
+      else
+        for (const l of wrapWords(line.text, {
+          width: TERMINAL_WIDTH,
+          indent: line.indent ?? 0,
+          hanging: (line.indent ?? 0) + 2,
+        }))
+          out(l);
+    }
+  }
   out();
   out(`wrote ${configFile}`);
   if (result) {
@@ -305,6 +350,54 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   return 0;
 }
 
+/** Candidate groups listed in init's output, at most this many (the rest are counted). */
+const MAX_GROUPS_SHOWN = 20;
+
+/**
+ * The golden-file candidates as init prints them: one line a group (its
+ * suggested `fixtures.roots` entries, how many files of which kinds, why),
+ * then the two ways to lock them, both a human's choice.
+ */
+function candidateLines(
+  groups: readonly CandidateGroup[],
+  truncated: boolean,
+  roots: readonly string[],
+  configFile: string,
+  fixturesOn: boolean,
+): { text: string; indent?: number; verbatim?: boolean }[] {
+  const total = groups.reduce((n, g) => n + g.files.length, 0);
+  const lines: { text: string; indent?: number; verbatim?: boolean }[] = [
+    {
+      text: `found ${total} possible golden file(s) outside the fixture folders, in ${groups.length} group(s); they are NOT locked until you confirm them:`,
+    },
+  ];
+  for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
+    const also =
+      g.alsoLocks.length > 0
+        ? `; that folder also holds ${g.alsoLocks.length} other file(s) (${g.alsoLocks.slice(0, 3).join(', ')}${g.alsoLocks.length > 3 ? ', …' : ''}), which it would lock too`
+        : '';
+    lines.push({
+      text: `${g.roots.map((r) => JSON.stringify(r)).join(', ')}: ${g.files.length} file(s) (${g.kinds.join(', ')}), ${g.evidence}${also}`,
+      indent: 2,
+    });
+  }
+  if (groups.length > MAX_GROUPS_SHOWN)
+    lines.push({ text: `… and ${groups.length - MAX_GROUPS_SHOWN} more group(s)`, indent: 2 });
+  if (truncated) lines.push({ text: '(the search stopped at its file cap: there may be more)', indent: 2 });
+  const adopt = [...roots, ...groups.flatMap((g) => g.roots)];
+  lines.push({
+    text: `To lock them, keep the entries you confirm and run${roots.length > 0 ? ' (with the fixture roots found above)' : ''}:`,
+  });
+  lines.push({
+    text: `  patchgate init --force ${adopt.map((r) => `--root ${shellCommand([r])}`).join(' ')}`,
+    verbatim: true,
+  });
+  lines.push({
+    text: `or set fixtures.roots in ${configFile} to [${adopt.map((r) => JSON.stringify(r)).join(', ')}]${fixturesOn ? '' : ' (in place of "enabled": false)'}, then run \`patchgate lock\`; commit the result in a human commit.`,
+  });
+  return lines;
+}
+
 /**
  * `init --baseline`: the suite of HEAD run before anything is written, with
  * the config init is about to write, and its rows put in the freeze files
@@ -315,12 +408,12 @@ async function initBaseline(opts: {
   git: Git;
   config: PatchgateConfig;
   values: Record<string, unknown>;
-  js: boolean;
+  refs: SchemaRefs;
   toWrite: readonly { file: string; role: string; text: string }[];
   kept: readonly string[];
   repoRoot: string;
 }): Promise<BaselineFlowResult> {
-  const { io, git, config, values, js, toWrite } = opts;
+  const { io, git, config, values, refs, toWrite } = opts;
   if (!config.tests)
     throw new InputError(
       'BASELINE_REFUSED',
@@ -348,7 +441,7 @@ async function initBaseline(opts: {
     },
     schemaFor: (role, file) => {
       const entry = schemaForRole(role);
-      return js && entry ? installedSchemaRef(file, entry.file) : undefined;
+      return entry ? refs(file, entry.file) : undefined;
     },
   });
 }

@@ -33,9 +33,18 @@ export async function validateCommand(args: string[], io: CliIO): Promise<number
       return files.filter((_, i) => present[i]);
     },
   });
-  for (const note of result.notes)
-    for (const l of wrapWords(`note: ${note}`, { width: TERMINAL_WIDTH, hanging: 2 }))
+  const say = (text: string, indent = 0) => {
+    for (const l of wrapWords(text, { width: TERMINAL_WIDTH, indent, hanging: indent === 0 ? 2 : indent }))
       io.stdout.write(`${l}\n`);
+  };
+  // A config that runs no tests is valid, and the most consequential thing to know about it: said first.
+  if (result.testsOff) {
+    io.stdout.write(`${result.testsOff.headline}\n`);
+    say(result.testsOff.detail, 2);
+    for (const line of result.testsOff.lines) io.stdout.write(`    ${line}\n`);
+    say(result.testsOff.next, 2);
+  }
+  for (const note of result.notes) say(`note: ${note}`);
   const lines = formatValidation(result);
   if (lines.length > 0) {
     for (const line of lines) io.stdout.write(`${line}\n`);

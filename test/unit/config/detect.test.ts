@@ -177,7 +177,25 @@ describe('detectTests', () => {
     ],
     [{ 'tox.ini': '[tox]\n[pytest]\n' }, 'found [pytest] in tox.ini'],
     [{ 'pytest.ini': '' }, 'found pytest.ini'],
-    [{ 'requirements-dev.txt': 'pytest==8.0\n' }, 'found pytest in requirements-dev.txt'],
+    [{ 'requirements-dev.txt': 'pytest==8.0\n' }, 'found pytest in requirements-dev.txt:1'],
+    [{ 'test-requirements.txt': 'pytest-cov\npytest>=7\n' }, 'found pytest in test-requirements.txt:2'],
+    [{ 'requirements/test.txt': 'hypothesis\npytest\n' }, 'found pytest in requirements/test.txt:2'],
+    [
+      { 'requirements-ci.txt': 'flake8\n-r ci/deps.txt\n', 'ci/deps.txt': 'hypothesis\npytest\n' },
+      'found pytest in ci/deps.txt:2',
+    ],
+    [
+      { 'tox.ini': '[tox]\nenv_list = py\n\n[testenv]\ndeps =\n    hypothesis\n    pytest\n' },
+      'found pytest in tox.ini:7 ([testenv] deps)',
+    ],
+    [
+      { 'tox.ini': '[testenv]\ndeps = -r{toxinidir}/dev.txt\n', 'dev.txt': 'pytest\n' },
+      'found pytest in dev.txt:1 (the [testenv] deps of tox.ini include it)',
+    ],
+    [
+      { 'noxfile.py': 'import nox\n\n@nox.session\ndef t(session):\n    session.install("pytest")\n' },
+      'noxfile.py:5 installs pytest (`session.install("pytest")`)',
+    ],
   ])('finds pytest from %o', async (files, reason) => {
     const d = await detectTests(folder(files));
     expect(d.tests?.preset).toBe('pytest');
@@ -288,5 +306,170 @@ describe('detectTests: what npm test runs', () => {
     const none = await detectTests(folder({ 'package.json': pkg({ test: 'make check' }) }));
     expect(none.tests).toBeUndefined();
     expect(none.notes[0]).toContain('runs none of vitest, jest, mocha, node --test');
+  });
+});
+
+describe('detectTests: where the repository runs its tests (CI, tox, nox, make)', () => {
+  const WORKFLOW = (run: string, name = 'Run tests') =>
+    `on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - name: ${name}\n        run: ${run}\n`;
+
+  it('finds pytest declared only in tox.ini and test-requirements.txt, says where, and takes the test paths tox passes', async () => {
+    const d = await detectTests(
+      folder({
+        'setup.py': 'from setuptools import setup\nsetup()\n',
+        'test-requirements.txt': 'pytest\n',
+        'tox.ini':
+          '[tox]\nenvlist = py3\n\n[testenv]\ndeps = -rtest-requirements.txt\ncommands = pytest {posargs:tests}\n',
+        'tests/test_a.py': 'def test_a():\n    pass\n',
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest', args: ['tests'] });
+    expect(d.reasons).toEqual([
+      {
+        key: 'tests.preset',
+        value: 'pytest',
+        reason: 'found pytest in test-requirements.txt:1; tox.ini runs pytest: `pytest tests` (tox.ini:6)',
+      },
+      {
+        key: 'tests.args',
+        value: 'tests',
+        reason: "what `pytest tests` (tox.ini:6) adds to the preset's pytest command",
+      },
+    ]);
+  });
+
+  it('finds a runner named only in a Makefile test target or a noxfile session', async () => {
+    const make = await detectTests(
+      folder({ Makefile: 'PY = python3\n\n.PHONY: test\ntest:\n\t$(PY) -m pytest -q\n', 'test_a.py': '' }),
+    );
+    expect(make.tests).toEqual({ preset: 'pytest' });
+    expect(make.reasons[0]?.reason).toBe('Makefile runs pytest: `python3 -m pytest -q` (Makefile:5)');
+    const nox = await detectTests(
+      folder({
+        'noxfile.py':
+          'import nox\n\n# session.run("jest")\n@nox.session\ndef tests(session):\n    session.run("pytest", *session.posargs)\n',
+      }),
+    );
+    expect(nox.tests).toEqual({ preset: 'pytest' });
+    expect(nox.reasons[0]?.reason).toBe('noxfile.py runs pytest: `pytest` (noxfile.py:6)');
+  });
+
+  it('takes the CI test step as the strongest hint: it chooses between two manifests, and its -x is left out', async () => {
+    const d = await detectTests(
+      folder({
+        'package.json': pkg({ devDependencies: { vitest: '1' } }),
+        'pytest.ini': '[pytest]\n',
+        'tests/test_a.py': '',
+        '.github/workflows/ci.yml': WORKFLOW('python -m pytest tests/ -x -m "not slow"'),
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest', args: ['tests/', '-m', 'not slow'] });
+    expect(d.reasons[0]?.reason).toBe(
+      'found [pytest] in pytest.ini; the CI test step runs pytest: `python -m pytest tests/ -x -m "not slow"` (.github/workflows/ci.yml:8, step "Run tests")',
+    );
+    const notes = d.notes.join('\n');
+    expect(notes).toContain('also found vitest (found vitest in devDependencies); the gate runs pytest');
+    expect(notes).toContain('left out of tests.args what .github/workflows/ci.yml:8 also passes pytest (-x)');
+  });
+
+  it('takes a runner the CI names when no manifest does, and beats the task files', async () => {
+    const d = await detectTests(
+      folder({
+        Makefile: 'test:\n\tnpx mocha\n',
+        'tox.ini': '[testenv]\ncommands = pytest\n',
+        '.gitlab-ci.yml': 'unit:\n  script:\n    - tox -e py\n',
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest' });
+    expect(d.reasons[0]?.reason).toBe(
+      'the CI test step runs pytest: `tox -e py` (.gitlab-ci.yml:3, step "unit") → `pytest` (tox.ini:2)',
+    );
+    // Without the CI's word, two task files naming two runners are a choice for a human.
+    const unsure = await detectTests(
+      folder({ Makefile: 'test:\n\tnpx mocha\n', 'tox.ini': '[testenv]\ncommands = pytest\n' }),
+    );
+    expect(unsure.tests).toBeUndefined();
+    expect(unsure.notes.join('\n')).toContain(
+      'the task files run more than one test runner (pytest: `pytest` (tox.ini:2); mocha: `npx mocha` (Makefile:2))',
+    );
+  });
+
+  it('follows the CI step through npm test, and needs the runner installed by package.json when only the CI names it', async () => {
+    const via = await detectTests(
+      folder({
+        'package.json': pkg({ scripts: { test: 'make check' }, devDependencies: { vitest: '1' } }),
+        'package-lock.json': '{}',
+        Makefile: 'check:\n\tvitest run\n',
+        '.github/workflows/ci.yml': WORKFLOW('npm test'),
+      }),
+    );
+    expect(via.tests).toEqual({ preset: 'vitest', setup: ['npm', 'ci'] });
+    expect(via.reasons[0]?.reason).toBe(
+      'found vitest in devDependencies; the CI test step runs vitest: `npm test` (.github/workflows/ci.yml:8, step "Run tests") → `make check` (package.json:1) → `vitest run` (Makefile:2)',
+    );
+    const missing = await detectTests(
+      folder({ 'package.json': pkg({ name: 'x' }), '.github/workflows/ci.yml': WORKFLOW('npx vitest run') }),
+    );
+    expect(missing.tests).toBeUndefined();
+    expect(missing.notes.join('\n')).toContain('but package.json does not list vitest in its dependencies');
+  });
+
+  it('lets the manifests decide when the CI runs two runners, and says so', async () => {
+    const d = await detectTests(
+      folder({
+        'pytest.ini': '[pytest]\n',
+        '.github/workflows/ci.yml':
+          'jobs:\n  t:\n    steps:\n      - name: test py\n        run: pytest\n      - name: test go\n        run: go test ./...\n',
+      }),
+    );
+    expect(d.tests).toEqual({ preset: 'pytest' });
+    expect(d.reasons[0]?.reason).toContain('found [pytest] in pytest.ini; the CI test step runs pytest');
+    const both = await detectTests(
+      folder({
+        '.github/workflows/ci.yml':
+          'jobs:\n  t:\n    steps:\n      - name: test py\n        run: pytest\n      - name: test go\n        run: go test ./...\n',
+      }),
+    );
+    expect(both.tests).toBeUndefined();
+    expect(both.notes.join('\n')).toContain('the CI workflows run more than one test runner');
+  });
+
+  it('writes no tests for a runner only the CI names that the repository cannot run, and says what to add', async () => {
+    const nextest = await detectTests(
+      folder({
+        'Cargo.toml': '[package]\n',
+        '.github/workflows/ci.yml': WORKFLOW('cargo nextest run --workspace'),
+      }),
+    );
+    expect(nextest.tests).toBeUndefined();
+    expect(nextest.notes.join('\n')).toContain(
+      'the CI test step runs cargo nextest: `cargo nextest run --workspace` (.github/workflows/ci.yml:8, step "Run tests"), but the cargo-nextest preset needs a JUnit report',
+    );
+    const noPackage = await detectTests(folder({ '.github/workflows/ci.yml': WORKFLOW('npx jest --ci') }));
+    expect(noPackage.tests).toBeUndefined();
+    expect(noPackage.notes.join('\n')).toContain('but there is no package.json to install jest from');
+    const go = await detectTests(folder({ '.github/workflows/ci.yml': WORKFLOW('go test ./...') }));
+    expect(go.tests).toEqual({ preset: 'go' });
+  });
+
+  it('names a CI runner without a preset and what to set instead', async () => {
+    const d = await detectTests(
+      folder({ '.github/workflows/ci.yml': WORKFLOW('python -m unittest discover') }),
+    );
+    expect(d.tests).toBeUndefined();
+    expect(d.notes.join('\n')).toContain(
+      'the CI test step runs python -m unittest: `python -m unittest discover` (.github/workflows/ci.yml:8, step "Run tests"), which has no preset; pytest runs unittest test cases',
+    );
+  });
+
+  it('suggests the section a human most likely wants when it writes none', async () => {
+    expect((await detectTests(folder({ 'setup.py': '' }))).suggestion).toEqual({ preset: 'pytest' });
+    expect((await detectTests(folder({ 'README.md': '' }))).suggestion).toEqual({
+      command: ['YOUR-TEST-COMMAND', '--junit-output={junit}'],
+    });
+    const two = await detectTests(
+      folder({ 'package.json': pkg({ devDependencies: { vitest: '1' } }), 'pytest.ini': '[pytest]\n' }),
+    );
+    expect(two.suggestion).toEqual({ preset: 'vitest' });
   });
 });

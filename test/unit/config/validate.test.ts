@@ -169,3 +169,31 @@ describe('validateContracts', () => {
     ]);
   });
 });
+
+describe('validateContracts: a config without tests', () => {
+  it('is valid, and says the test layers are off with the section detection suggests', async () => {
+    const r = await validateContracts(
+      folder({
+        'patchgate.config.json': JSON.stringify({ fixtures: { roots: ['testdata'] } }),
+        'testdata/a.txt': 'a',
+        'FIXTURE_LOCK.json': LOCK,
+        'tox.ini': '[testenv]\ncommands = pytest\n',
+      }),
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.testsOff?.headline).toBe(
+      'warning: the test layers are off, so the gate judges only contracts and fixtures',
+    );
+    expect(r.testsOff?.detail).toContain(
+      '`patchgate init` would now find pytest: tox.ini runs pytest: `pytest` (tox.ini:2)',
+    );
+    expect(r.testsOff?.lines).toEqual([
+      '"tests": {"preset": "pytest"},',
+      '"signatures": {}, "stability": {},',
+    ]);
+  });
+
+  it('says nothing of the kind when the config has tests', async () => {
+    expect((await validateContracts(folder(CLEAN))).testsOff).toBeUndefined();
+  });
+});
