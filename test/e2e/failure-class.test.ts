@@ -59,7 +59,7 @@ describe('a failure no row covers is rerun before it is named', { timeout: 180_0
     // load looks like from one run.
     patch(repo, {
       'tests/test_cold.py':
-        'import pathlib\n\n\ndef test_cold_start():\n    marker = pathlib.Path(__file__).parent.parent / ".warm"\n    if not marker.exists():\n        marker.write_text("1")\n        raise AssertionError("cache was cold")\n',
+        'import pathlib\n\n\ndef test_cold_start():\n    marker = pathlib.Path(__file__).parent.parent / ".warm"\n    if not marker.exists():\n        marker.write_text("1")\n        raise AssertionError("cache was cold: 3 of 4 shards")\n',
     });
     const r = await judge(repo);
     expect(r.codes).not.toContain('UNKNOWN_FAILURE_SIGNATURE');
@@ -69,6 +69,10 @@ describe('a failure no row covers is rerun before it is named', { timeout: 180_0
       test: 'pytest::tests.test_cold::test_cold_start',
       headRuns: ['failed', 'passed', 'passed'],
     });
+    // The message is for reading: the runner's words, digits and all; the masked template is for matching.
+    expect(flake?.message).toContain('cache was cold: 3 of 4 shards');
+    expect(flake?.evidence.text).toContain('cache was cold: 3 of 4 shards');
+    expect(String(flake?.evidence.template)).not.toContain('3 of 4');
   });
 
   it('one that fails every time where the base passes the test is named deterministic, a regression', async () => {

@@ -92,7 +92,8 @@ export const signaturesLayer: Layer = {
     const run = await ctx.tests.headRun(0);
     const frozen: FrozenItem[] = [];
     // Rows matched by wording: each waives its failure only once the base or a rerun shows it was there.
-    const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string }[] = [];
+    const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string; body?: string }[] =
+      [];
     // Failures no row covers: rerun before they are named.
     const unmatched: Unmatched[] = [];
     const check = (
@@ -105,7 +106,12 @@ export const signaturesLayer: Layer = {
       const sig = failureSignature(kind, message, cfg.scheme);
       const row = matchFailure(freeze, kind, message, ctx.today, t.id);
       if (row) {
-        matched.push({ candidate: { test: t, kind, message, skip: code === 'UNFROZEN_SKIP' }, row, code });
+        matched.push({
+          candidate: { test: t, kind, message, skip: code === 'UNFROZEN_SKIP' },
+          row,
+          code,
+          ...(body !== undefined ? { body } : {}),
+        });
         return;
       }
       const why = nearMiss(freeze, kind, message, ctx.today, t.id);
@@ -152,7 +158,7 @@ export const signaturesLayer: Layer = {
           .filter((p) => side.isTestPath(p)),
         runIds: new Set(run.tests.map((t) => t.id)),
       });
-      for (const [i, { candidate, row }] of matched.entries()) {
+      for (const [i, { candidate, row, body }] of matched.entries()) {
         const excuse = found[i]!;
         const t = candidate.test;
         if (excuse.how !== 'none') {
@@ -164,13 +170,15 @@ export const signaturesLayer: Layer = {
           continue;
         }
         const sig = failureSignature(candidate.kind, candidate.message, cfg.scheme);
+        const text = readable(candidate.message, body, sig.template);
         findings.push(
           f(
             'FREEZE_COVERS_NEW_FAILURE',
-            `test ${t.id} ${candidate.skip ? `was ${candidate.kind}` : 'failed'} with a signature that row ${row.index} of ${cfg.freeze} freezes, but it was not already there: ${excuse.why}; a freeze excuses only what was already failing: ${sig.template}`,
+            `test ${t.id} ${candidate.skip ? `was ${candidate.kind}` : 'failed'} with a signature that row ${row.index} of ${cfg.freeze} freezes, but it was not already there: ${excuse.why}; a freeze excuses only what was already failing: ${text}`,
             {
               test: t.id,
               kind: candidate.kind,
+              text,
               template: sig.template,
               sha256: sig.sha256,
               message: candidate.message,
@@ -207,6 +215,11 @@ export const signaturesLayer: Layer = {
  * are stable, a pre-existing flake (frozen by the stability freeze, else
  * PREEXISTING_FLAKE_UNFROZEN) when the base flakes too.
  */
+/** The runner's own words for a person (capped, never masked); the template, for matching, stays beside them. */
+function readable(message: string, body: string | undefined, template: string): string {
+  return assertionText({ message, ...(body !== undefined ? { body } : {}) }) || template;
+}
+
 /** A failure no row covers, with the body the runner wrote beside its message (for the finding's text). */
 type Unmatched = NewFailure & { why: string; body?: string };
 
@@ -240,9 +253,11 @@ async function nameNewFailures(
     const c = classes[i]!;
     const t = u.test;
     const sig = failureSignature(u.kind, u.message, cfg.scheme);
+    const text = readable(u.message, u.body, sig.template);
     const ev = {
       test: t.id,
       kind: u.kind,
+      text,
       template: sig.template,
       sha256: sig.sha256,
       message: u.message,
@@ -273,7 +288,7 @@ async function nameNewFailures(
         findings.push(
           f(
             'PREEXISTING_FLAKE_UNFROZEN',
-            `test ${t.id} failed once (${sig.template}) and passed on a rerun; it is flaky on the base too (${c.baseRuns.join(', ')}), and no freeze row covers it`,
+            `test ${t.id} failed once (${text}) and passed on a rerun; it is flaky on the base too (${c.baseRuns.join(', ')}), and no freeze row covers it`,
             {
               ...ev,
               ...runs,
@@ -286,7 +301,7 @@ async function nameNewFailures(
       findings.push(
         f(
           'NEW_FLAKE',
-          `test ${t.id} failed (${sig.template}) and then passed on a rerun (${c.reruns.join(', ')}), while the base's runs of it beside those reruns were stable (${c.baseRuns.join(', ')}): the patch made it nondeterministic; never freezable`,
+          `test ${t.id} failed (${text}) and then passed on a rerun (${c.reruns.join(', ')}), while the base's runs of it beside those reruns were stable (${c.baseRuns.join(', ')}): the patch made it nondeterministic; never freezable`,
           {
             ...ev,
             ...runs,
@@ -296,10 +311,6 @@ async function nameNewFailures(
       );
       continue;
     }
-    // The runner's own words for a person (capped, never masked); the template, for matching, beside them.
-    const text =
-      assertionText({ message: u.message, ...(u.body !== undefined ? { body: u.body } : {}) }) ||
-      sig.template;
     const what =
       c.kind === 'pre-existing'
         ? `the base's run of this test fails the same way (${c.baseRun})`
@@ -312,7 +323,6 @@ async function nameNewFailures(
         `test ${t.id} failed with a signature no freeze row covers${u.why}; ${what}: ${text}`,
         {
           ...ev,
-          text,
           class: c.kind,
           ...(c.kind === 'pre-existing' ? { baseRun: c.baseRun } : { reruns: c.reruns, base: c.base }),
           freeze: cfg.freeze,
