@@ -21,5 +21,6 @@ const code = await main({
   stderr: process.stderr,
   signal: controller.signal,
   pid: process.pid,
+  ...(process.argv[1] ? { script: process.argv[1] } : {}),
 });
 process.exitCode = signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;

@@ -17,6 +17,8 @@ export interface CliIO {
   signal: AbortSignal;
   /** The process id, naming the run's temp folders so a later run can prune them if this one is killed. */
   pid?: number;
+  /** The script node ran (`process.argv[1]`), so a printed hint starts patchgate the same way (src/cli/invocation.ts). */
+  script?: string;
 }
 
 export function useColor(io: CliIO): boolean {

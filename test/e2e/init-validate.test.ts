@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonSchemaDocument, schemaForRole } from '../../src/config/contract-schemas.js';
-import { GitDir, runCli } from '../helpers/gitdir.js';
+import { CLI, GitDir, runCli } from '../helpers/gitdir.js';
 import { jsonSchemaErrors } from '../helpers/json-schema-check.js';
 
 const json = (repo: GitDir, file: string) => JSON.parse(readFileSync(repo.path(file), 'utf8'));
@@ -48,8 +48,9 @@ describe('patchgate init on a new repository', () => {
     expect(r.stdout).toContain(
       'git add patchgate.config.json FIXTURE_LOCK.json flake_signatures.json stability_freeze.json && git commit -m "patchgate: init"',
     );
-    // No remote here: the hint's branch is the current one's name, and says it is a guess.
-    expect(r.stdout).toMatch(/^ {2}npx patchgate check --base main$/m);
+    // No remote here: the hint's branch is the current one's name, and says it is a guess. The gate
+    // ran as `node <its bin>`, so the hint starts it so too.
+    expect(r.stdout.split('\n')).toContain(`  node ${CLI} check --base main`);
     expect(r.stdout).toContain('(main is a guess: this clone has no origin/HEAD');
 
     const config = json(repo, 'patchgate.config.json');
@@ -90,15 +91,18 @@ describe('patchgate init on a new repository', () => {
     expect(v.code).toBe(0);
   });
 
-  it('in a Python repository: pytest with PYTHONPATH for the src layout, no $schema anywhere, and how to run the gate without a package.json', async () => {
+  it('in a Python repository: pytest with PYTHONPATH for the src layout, no $schema anywhere, and a hint that runs the same gate, not an npx fetch', async () => {
     const repo = GitDir.create(PY_REPO);
     const r = await runCli(['init'], { cwd: repo.dir });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('tests.preset: pytest (found [tool.pytest.ini_options] in pyproject.toml)');
     expect(r.stdout).toContain('tests.env.PYTHONPATH: src (found src/invoice/__init__.py: a src layout');
-    expect(r.stdout).toContain('npx --yes patchgate check --base main');
-    expect(r.stdout).toContain('no package.json here');
+    expect(r.stdout.split('\n')).toContain(`  node ${CLI} check --base main`);
+    expect(r.stdout.replace(/\n {2}/g, ' ')).toContain(
+      `Run \`node ${CLI} validate\` after editing the config`,
+    );
+    expect(r.stdout).not.toContain('npx');
     const config = json(repo, 'patchgate.config.json');
     expect(config.tests).toEqual({ preset: 'pytest', env: { PYTHONPATH: 'src' } });
     for (const f of [

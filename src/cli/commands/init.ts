@@ -8,7 +8,6 @@ import {
   detectFixtureRoots,
   detectTests,
   FIXTURE_FOLDER_NAMES,
-  isJsRepository,
 } from '../../config/detect.js';
 import { type CandidateGroup, findFixtureCandidates } from '../../config/fixture-candidates.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../../config/load.js';
@@ -37,6 +36,7 @@ import { assertRepoPath } from '../../util/repo-path.js';
 import { TERMINAL_WIDTH, wrapWords } from '../../util/wrap.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { type BaselineFlowResult, prepareBaseline } from '../baseline-flow.js';
+import { invocationOf } from '../invocation.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
@@ -125,7 +125,6 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     found.push('found fixtures/lock.json: its canonical JSON digest is locked in fixtures/lock.sha256');
   }
 
-  const js = await isJsRepository(repoRoot);
   // `$schema` only where the schemas resolve from the repository: an installed package, or this one inside it.
   const refs = await schemaRefsFor(repoRoot);
   const tests = await detectTests(repoRoot);
@@ -323,26 +322,27 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
       : 'Next: commit these in a human commit, separate from any agent diff, then run the gate on a patch:',
   );
   out(`  ${shellCommand(['git', 'add', ...written])} && git commit -m "patchgate: init"`);
-  const check = `patchgate check --base ${shellCommand([base.ref])}`;
-  if (js) {
-    out(`  npx ${check}`);
-  } else {
-    out(`  npx --yes ${check}`);
+  // Hints start patchgate the way this run was (a dependency, a global install, the bin's path): a bare
+  // `npx patchgate` where it is not a dependency fetches from the registry, which may not have it.
+  const run = await invocationOf(io);
+  out(`  ${run.command} check --base ${shellCommand([base.ref])}`);
+  if (run.kind === 'npx')
     for (const l of wrapWords(
-      '(patchgate runs on Node.js 20 or later; with no package.json here, npx fetches it, or install it once with `npm install --global patchgate`)',
+      "(this patchgate ran from npx's cache: the line above fetches it again once the cache is cleared; install the same package with `npm install --save-dev` to keep a copy in the repository)",
       { width: TERMINAL_WIDTH, indent: 2, hanging: 3 },
     ))
       out(l);
-  }
   if (base.from === 'fallback')
     say(
       `(${base.ref} is a guess: this clone has no origin/HEAD and the branch has no upstream; pass the branch patches target as --base)`,
     );
   if (!baseline && tests.tests)
     say(
-      "If the suite already fails or skips tests, run `patchgate baseline` on the main branch after this commit: it freezes those as rows for a human's review, so they do not reject every patch.",
+      `If the suite already fails or skips tests, run \`${run.command} baseline\` on the main branch after this commit: it freezes those as rows for a human's review, so they do not reject every patch.`,
     );
-  say('Run `patchgate validate` after editing the config or a contract file, before committing the edit.');
+  say(
+    `Run \`${run.command} validate\` after editing the config or a contract file, before committing the edit.`,
+  );
   if (values.codeowners) {
     out();
     io.stdout.write(codeownersSnippet({ contracts, protect: config.contracts.protect, owner: values.owner }));
