@@ -3,19 +3,22 @@
  * written out by us, from git's objects. Not `git worktree add`: a checkout
  * runs the repository's hooks (post-checkout) and its smudge filters, and in
  * working-tree mode `.git/config` and `.gitattributes` are the patch's to
- * write. Nothing of the repository's configuration runs here, and a checkout
- * has no `.git` for head code to follow back into the repository.
+ * write. Nothing of the repository's configuration runs here. A checkout
+ * made by `Checkouts` is a git repository of its own files (copy-repo.ts):
+ * its `.git` holds copies of its objects and nothing that leads back to the
+ * user's repository.
  *
  * Every folder is `patchgate-<label>-<pid>-<random>` in the temp folder and
  * removed on every exit path; a run killed with SIGKILL leaves its folders,
  * and the next run prunes those whose process is gone.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { CopyRepository } from './copy-repo.js';
 import type { Git } from './git.js';
 import { type MissingSubmodule, submoduleGitDir } from './submodules.js';
 import { listTree, type TreeEntry } from './tree.js';
@@ -108,15 +111,45 @@ function readBlobs(
   });
 }
 
+/** A path segment git itself refuses to check out (`.git` in any case): never written into a checkout. */
+function gitDirSegment(p: string): boolean {
+  return p.split('/').some((s) => s.toLowerCase() === '.git');
+}
+
+export interface MaterializeOptions {
+  /**
+   * Make `dir` a git repository of exactly the files written (copy-repo.ts):
+   * one commit, its index, nothing of the repository they came from.
+   */
+  repository?: boolean;
+}
+
 /**
  * Writes the files of `treeish` under `dir` (which must exist and be empty),
  * modes and symlinks included, and each submodule's files from its own
  * object store where the repository has its commit. Returns the submodules it
  * could not write.
  */
-export async function materializeTree(git: Git, treeish: string, dir: string): Promise<MissingSubmodule[]> {
-  const all = await listTree(git, treeish);
-  const entries = all.filter((e) => e.type === 'blob' && !e.path.split('/').includes('node_modules'));
+export async function materializeTree(
+  git: Git,
+  treeish: string,
+  dir: string,
+  options: MaterializeOptions = {},
+): Promise<MissingSubmodule[]> {
+  const all = (await listTree(git, treeish)).filter((e) => !e.path.split('/').includes('node_modules'));
+  // Git never checks such a path out; written here, `.git/config` would configure the copy's repository, or a
+  // nested one would take over the folder it sits in for every git command run there.
+  const dotGit = all.find((e) => gitDirSegment(e.path));
+  if (dotGit !== undefined)
+    throw new InputError(
+      'PATH_INVALID',
+      `${treeish} has a tree entry named .git (${JSON.stringify(dotGit.path)}), which git never checks out: the revision cannot be judged`,
+      { revision: treeish, path: dotGit.path },
+    );
+  const entries = all.filter((e) => e.type === 'blob');
+  const links = all.filter((e) => e.type === 'commit');
+  const repo = options.repository ? await CopyRepository.open(git, dir) : undefined;
+  const stats: (Stats | undefined)[] = new Array(entries.length);
   const made = new Set<string>();
   const ensureDir = async (rel: string) => {
     const d = path.posix.dirname(rel);
@@ -124,41 +157,56 @@ export async function materializeTree(git: Git, treeish: string, dir: string): P
     await mkdir(path.join(dir, d), { recursive: true });
     made.add(d);
   };
-  await readBlobs(
-    git,
-    entries.map((e) => e.sha),
-    async (i, data) => {
-      const e = entries[i] as TreeEntry;
-      await ensureDir(e.path);
-      const target = path.join(dir, e.path);
-      if (e.mode === '120000') await symlink(data.toString('utf8'), target);
-      else {
-        await writeFile(target, data);
-        if (e.mode === '100755') await chmod(target, 0o755);
+  try {
+    await readBlobs(
+      git,
+      entries.map((e) => e.sha),
+      async (i, data) => {
+        // Before any await: the import takes the blobs in the order they come.
+        const imported = repo?.blob(i, data);
+        const e = entries[i] as TreeEntry;
+        await ensureDir(e.path);
+        const target = path.join(dir, e.path);
+        if (e.mode === '120000') await symlink(data.toString('utf8'), target);
+        else {
+          await writeFile(target, data);
+          if (e.mode === '100755') await chmod(target, 0o755);
+        }
+        // Synchronous: a few microseconds, less than the thread pool's round trip among the writes in flight.
+        if (repo !== undefined) stats[i] = lstatSync(target);
+        await imported;
+      },
+    );
+    const missing: MissingSubmodule[] = [];
+    for (const link of links) {
+      const target = path.join(dir, link.path);
+      await mkdir(target, { recursive: true });
+      const moduleDir = await submoduleGitDir(git, treeish, link.path);
+      const sub = moduleDir === undefined ? undefined : git.at(moduleDir);
+      if (sub === undefined || (await sub.try(['cat-file', '-e', `${link.sha}^{commit}`])).code !== 0) {
+        missing.push({
+          path: link.path,
+          commit: link.sha,
+          why:
+            moduleDir === undefined
+              ? 'the repository has no clone of this submodule (`git submodule update --init` was not run)'
+              : `the submodule's clone (${moduleDir}) does not have this commit (fetch it: \`git submodule update --init\`)`,
+        });
+        continue;
       }
-    },
-  );
-  const missing: MissingSubmodule[] = [];
-  for (const link of all.filter((e) => e.type === 'commit' && !e.path.split('/').includes('node_modules'))) {
-    const target = path.join(dir, link.path);
-    await mkdir(target, { recursive: true });
-    const moduleDir = await submoduleGitDir(git, treeish, link.path);
-    const sub = moduleDir === undefined ? undefined : git.at(moduleDir);
-    if (sub === undefined || (await sub.try(['cat-file', '-e', `${link.sha}^{commit}`])).code !== 0) {
-      missing.push({
-        path: link.path,
-        commit: link.sha,
-        why:
-          moduleDir === undefined
-            ? 'the repository has no clone of this submodule (`git submodule update --init` was not run)'
-            : `the submodule's clone (${moduleDir}) does not have this commit (fetch it: \`git submodule update --init\`)`,
-      });
-      continue;
+      for (const m of await materializeTree(sub, link.sha, target))
+        missing.push({ ...m, path: `${link.path}/${m.path}` });
     }
-    for (const m of await materializeTree(sub, link.sha, target))
-      missing.push({ ...m, path: `${link.path}/${m.path}` });
+    // A submodule stays a gitlink: its folder holds its files but no repository, which git counts as clean.
+    await repo?.commit([
+      ...entries.map((e, i) => ({ path: e.path, mode: e.mode, sha: e.sha, blob: i, stat: stats[i] })),
+      ...links.map((e) => ({ path: e.path, mode: e.mode, sha: e.sha })),
+    ]);
+    return missing;
+  } catch (err) {
+    repo?.abort();
+    throw err;
   }
-  return missing;
 }
 
 const PREFIX = 'patchgate-';
@@ -186,7 +234,7 @@ export class Checkouts {
     const parent = await this.folder(label);
     const dir = path.join(parent, 'tree');
     await mkdir(dir);
-    this.missing.set(dir, await materializeTree(this.git, treeish, dir));
+    this.missing.set(dir, await materializeTree(this.git, treeish, dir, { repository: true }));
     return dir;
   }
 

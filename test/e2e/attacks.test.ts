@@ -112,7 +112,9 @@ describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 
     const found = probeResult(r.card);
     expect((found.tmp as string[]).filter((n) => n.startsWith('patchgate-base-'))).toEqual([]);
     expect(found.wroteRoot).toBe(false);
-    expect(found.worktrees).toBe('no git');
+    // Git finds the copy's own repository (one commit of its files) and nothing of the user's.
+    expect(found.worktrees).toMatch(/^\/\S*\/patchgate-[a-z]+-\d+-\w{6}\/tree +[0-9a-f]{7,} \[main\]\n$/);
+    expect(found.worktrees).not.toContain(repo.dir);
     expect(readFileSync(repo.path('flake_ledger.json'), 'utf8')).toBe(before);
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,7 +68,11 @@ describe('runGate', () => {
         headIsCopy:
           ctx.head.root !== repo.dir &&
           readFileSync(path.join(ctx.head.root, 'src/new.ts'), 'utf8') === 'new',
-        headHasNoGit: !existsSync(path.join(ctx.head.root, '.git')),
+        // Its .git is a repository of its own files: no gitfile, commondir or alternates into the user's.
+        headGitIsOwn:
+          statSync(path.join(ctx.head.root, '.git')).isDirectory() &&
+          !existsSync(path.join(ctx.head.root, '.git/commondir')) &&
+          !existsSync(path.join(ctx.head.root, '.git/objects/info/alternates')),
         baseIsTemp: ctx.base.root !== repo.dir,
       };
       return { findings: [] };
@@ -81,7 +85,7 @@ describe('runGate', () => {
         { kind: 'modified', path: 'src/total.ts' },
       ],
       headIsCopy: true,
-      headHasNoGit: true,
+      headGitIsOwn: true,
       baseIsTemp: true,
     });
   });
