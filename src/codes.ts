@@ -322,8 +322,8 @@ export const REASON_CODES = {
   },
   PROGRAM_HIDDEN: {
     meaning:
-      "A program the base config runs (the test command's, tests.setup's, an interpreter such as seeds.python) is found on this machine's PATH only in a folder the sandbox does not show (a pyenv shim, a virtualenv or nvm under a home folder), and no other program of that name is in the sandbox's view.",
-    why: 'Every run of it would fail far from the cause (command not found, No module named pytest); the gate says why before any head code runs, and cannot decide anything meanwhile.',
+      "A program the base config runs (the test command's, tests.setup's, an interpreter such as seeds.python, one an env or sh -c launcher in them starts, or the interpreter a script's #! line names) is found on this machine's PATH only in a folder the sandbox does not show (a pyenv shim, a virtualenv, pnpm in ~/.local/share/pnpm or nvm under a home folder, anything under /tmp), and no other program of that name is in the sandbox's view.",
+    why: 'Every run of it would fail far from the cause (setpriv: failed to execute pnpm, env: node: No such file or directory, No module named pytest); the gate says why before any head code runs, and cannot decide anything meanwhile (exit 2).',
     next: 'Add the folder the finding names to sandbox.readOnly in the base config (a human commit), so head processes can read that install, or install the program system-wide (under /usr, e.g. `apt-get install python3-pytest`).',
   },
   PROGRAM_SUBSTITUTED: {

@@ -11,11 +11,13 @@ import type { PatchgateConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { Checkouts, pruneLeftovers } from '../git/checkouts.js';
 import type { Git } from '../git/git.js';
+import { configuredPrograms, programFindings } from '../layers/program-finding.js';
 import { describeIsolation, type IsolationRecord, unsandboxedFinding } from '../layers/sandbox-finding.js';
 import { testSideFor } from '../overlay/test-side.js';
 import { outputTail } from '../runners/tests/output-tail.js';
 import { type SuiteRun, TestSession } from '../runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from '../sandbox/open.js';
+import { programView } from '../sandbox/program-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { scrubbedEnv } from '../util/scrub-env.js';
 import { isCollectionError } from './plan.js';
@@ -62,6 +64,7 @@ export async function runBaselineSuite(opts: BaselineRunOptions): Promise<Baseli
       }));
     const unsandboxed = unsandboxedFinding(sandbox.isolation, opts.config.sandbox.allowUnsandboxed, opts.env);
     if (unsandboxed?.severity === 'error') throw new InputError('BASELINE_REFUSED', unsandboxed.message);
+    refuseHiddenPrograms(opts.config, sandbox, opts.env);
     await sandbox.grant(root);
     await sandbox.grant(logDir);
     const session = new TestSession({
@@ -90,6 +93,33 @@ export async function runBaselineSuite(opts: BaselineRunOptions): Promise<Baseli
   } finally {
     await checkouts.dispose();
   }
+}
+
+/**
+ * The check's pre-flight (PROGRAM_HIDDEN): a program of the suite's that the
+ * sandbox cannot see would fail every run with `setpriv: failed to execute`,
+ * far from the cause; the baseline says which, and the fix, before any run.
+ */
+function refuseHiddenPrograms(
+  config: PatchgateConfig,
+  sandbox: Sandbox,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  if (sandbox.isolation.mode !== 'bwrap') return;
+  // Only the tests run here: the other layers' programs are the check's to look up.
+  const programs = configuredPrograms(config, () => false, scrubbedEnv(env));
+  const hidden = programFindings(
+    programs.map((program) => ({
+      program,
+      view: programView(program.program, program.searchPath, (p) => sandbox.visible(p)),
+    })),
+  ).find((f) => f.code === 'PROGRAM_HIDDEN');
+  if (hidden === undefined) return;
+  const message = hidden.message.replace(/: nothing of the head was run$/, ': the baseline ran nothing');
+  throw new InputError('BASELINE_REFUSED', `${message}. Fix: ${String(hidden.evidence.next)}.`, {
+    ...hidden.evidence,
+    finding: hidden.code,
+  });
 }
 
 /** pytest stops the whole session when a test module cannot be imported: that suite did not run. */

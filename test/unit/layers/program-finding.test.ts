@@ -27,6 +27,46 @@ describe('configuredPrograms', () => {
     expect(configuredPrograms(js, all, PATH, true).map((p) => p.setting)).toContain('seeds.python');
   });
 
+  it("names what a shell's -c script and env launch, with the command that launches them", () => {
+    const wrapped = configSchema.parse({
+      tests: {
+        command: ['env', 'CI=1', 'pnpm', 'exec', 'vitest', 'run', '--outputFile={junit}'],
+        setup: ['sh', '-c', 'corepack enable && pnpm install --frozen-lockfile'],
+      },
+    });
+    expect(configuredPrograms(wrapped, all, PATH)).toEqual([
+      { setting: 'tests.command', program: 'env', searchPath: PATH.PATH },
+      {
+        setting: 'tests.command',
+        program: 'pnpm',
+        searchPath: PATH.PATH,
+        via: 'env',
+        command: ['env', 'CI=1', 'pnpm', 'exec', 'vitest', 'run', '--outputFile=report.xml'],
+      },
+      { setting: 'tests.setup', program: 'sh', searchPath: PATH.PATH },
+      {
+        setting: 'tests.setup',
+        program: 'corepack',
+        searchPath: PATH.PATH,
+        via: 'the sh -c script',
+        command: ['sh', '-c', 'corepack enable && pnpm install --frozen-lockfile'],
+      },
+    ]);
+  });
+
+  it("looks up what the hits layer's harness commands launch", () => {
+    const hits = configSchema.parse({
+      hits: {
+        properties: ['props/*.ts'],
+        harnesses: [{ command: ['bash', '-c', 'deno run harness.ts'], fixture: 'fixtures/a.json' }],
+      },
+    });
+    expect(configuredPrograms(hits, all, PATH).map((p) => [p.setting, p.program])).toEqual([
+      ['hits.harnesses', 'bash'],
+      ['hits.harnesses', 'deno'],
+    ]);
+  });
+
   it('takes the PATH of tests.env when it sets one', () => {
     const own = configSchema.parse({ tests: { preset: 'pytest', env: { PATH: '/opt/py/bin' } } });
     expect(configuredPrograms(own, all, PATH)[0]?.searchPath).toBe('/opt/py/bin');
@@ -62,5 +102,59 @@ describe('programFindings', () => {
     expect(programFindings([{ program, view }])).toMatchObject([
       { code: 'PROGRAM_HIDDEN', severity: 'error' },
     ]);
+  });
+
+  it("is an error naming the script, its #! line and the hidden interpreter when the script's interpreter is hidden", () => {
+    const pnpm = { setting: 'tests.setup', program: 'pnpm', searchPath: PATH.PATH };
+    const view = {
+      program: 'pnpm',
+      host: '/usr/local/bin/pnpm',
+      sandbox: '/usr/local/bin/pnpm',
+      hidden: [],
+      interpreter: {
+        program: 'node',
+        host: '/home/u/.nvm/versions/node/v20/bin/node',
+        hidden: ['/home/u/.nvm/versions/node/v20'],
+        script: '/usr/local/bin/pnpm',
+        line: '#!/usr/bin/env node',
+      },
+    };
+    const [f, ...more] = programFindings([{ program: pnpm, view }]);
+    expect(more).toEqual([]);
+    expect(f).toMatchObject({
+      code: 'PROGRAM_HIDDEN',
+      severity: 'error',
+      evidence: {
+        setting: 'tests.setup',
+        program: 'node',
+        host: '/home/u/.nvm/versions/node/v20/bin/node',
+        hidden: ['/home/u/.nvm/versions/node/v20'],
+        scripts: ['/usr/local/bin/pnpm'],
+        line: '#!/usr/bin/env node',
+      },
+    });
+    expect(f?.message).toBe(
+      'tests.setup runs "pnpm" as /usr/local/bin/pnpm, a script whose first line (#!/usr/bin/env node) runs "node", which is /home/u/.nvm/versions/node/v20/bin/node on this machine\'s PATH, but the sandbox cannot see it (/home/u/.nvm/versions/node/v20 is not in its view) and finds no other: nothing of the head was run',
+    );
+  });
+
+  it('names the configured command when a launcher reaches the hidden program', () => {
+    const reached = {
+      setting: 'tests.setup',
+      program: 'pnpm',
+      searchPath: PATH.PATH,
+      via: 'the sh -c script',
+      command: ['sh', '-c', 'pnpm install'],
+    };
+    const view = {
+      program: 'pnpm',
+      host: '/home/u/.local/share/pnpm/pnpm',
+      hidden: ['/home/u/.local/share/pnpm'],
+    };
+    const [f] = programFindings([{ program: reached, view }]);
+    expect(f?.message).toContain(
+      'tests.setup runs "pnpm" (through the sh -c script of ["sh","-c","pnpm install"])',
+    );
+    expect(f?.evidence).toMatchObject({ command: ['sh', '-c', 'pnpm install'], via: 'the sh -c script' });
   });
 });
