@@ -3,6 +3,7 @@ import path from 'node:path';
 import { snapshotWorkingTree } from '../git/changes.js';
 import { Checkouts } from '../git/checkouts.js';
 import type { Git } from '../git/git.js';
+import { recordLentLink } from '../sandbox/lent-links.js';
 
 /**
  * A private copy of the working tree for the human-run commands that run the
@@ -38,6 +39,7 @@ export async function workingCopy(
       )
         continue;
       await symlink(from, path.join(root, dir));
+      recordLentLink(path.join(root, dir), from);
     }
     return { root, dispose: () => checkouts.dispose() };
   } catch (err) {

@@ -35,7 +35,6 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   statSync,
 } from 'node:fs';
 import { lstat } from 'node:fs/promises';
@@ -47,6 +46,7 @@ import { pushAll } from '../util/arrays.js';
 import { type FolderUsage, measureFolder, measureFolderSync, watchDisk } from './disk-watch.js';
 import { HOW_TO_ENABLE_NETWORK, type Isolation } from './isolation.js';
 import { killTree, OWN_PROCESS_GROUP } from './kill.js';
+import { lentTargets } from './lent-links.js';
 import {
   DEFAULT_LIMITS,
   diskBreach,
@@ -584,7 +584,8 @@ export class Sandbox {
       packageRoot(),
       ...(this.options.readOnly ?? []),
       ...(spec.readOnly ?? []),
-      ...spec.writable.flatMap(linkedTargets),
+      // Only the links the gate made: one the head planted in its checkout must not open a host path.
+      ...spec.writable.flatMap(lentTargets),
     ];
     const made = new Set<string>();
     // Parents bubblewrap creates for a mount point copy nothing of the host's modes: open them for the dropped uid.
@@ -680,30 +681,6 @@ export class Sandbox {
       ...a,
     ];
   }
-}
-
-/**
- * Where the top-level symlinks of a checkout lead: dependency folders
- * borrowed from another checkout (`node_modules -> ../head/node_modules`)
- * must be readable where they really are.
- */
-function linkedTargets(dir: string): string[] {
-  const out: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    const p = path.join(dir, name);
-    try {
-      if (lstatSync(p).isSymbolicLink()) out.push(realpathSync(p));
-    } catch {
-      // a dangling link reads as nothing
-    }
-  }
-  return out;
 }
 
 /** Whether `program` names an executable: a path, or a name found on `searchPath`. */

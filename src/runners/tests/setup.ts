@@ -17,6 +17,7 @@
  */
 import { lstat, mkdir, open, readdir, readFile, realpath, symlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { recordLentLink } from '../../sandbox/lent-links.js';
 import { breachEvidence, type Sandbox } from '../../sandbox/sandbox.js';
 import { formatCommand } from '../harness/protocol.js';
 import { TestRunError } from './errors.js';
@@ -85,7 +86,9 @@ export async function prepareWorktree(opts: PrepareWorktreeOptions): Promise<Pre
           if (e.code !== 'ENOENT') throw e;
         });
         // To the real folder: a sandbox mounts where the link finally leads, not the links on the way.
-        await symlink(await realpath(path.join(decision.root, dir)), target, 'junction');
+        const real = await realpath(path.join(decision.root, dir));
+        await symlink(real, target, 'junction');
+        recordLentLink(target, real);
       }
       return { reused: true, dirs: decision.link };
     }

@@ -11,6 +11,7 @@ import {
   testCommandTemplate,
 } from '../../../src/runners/tests/presets.js';
 import { junitPathFor, runTests } from '../../../src/runners/tests/run-tests.js';
+import { recordLentLink } from '../../../src/sandbox/lent-links.js';
 import { scrubbedEnv } from '../../../src/util/scrub-env.js';
 import { tempDir } from '../../helpers/gitdir.js';
 import { testSandbox } from '../../helpers/sandbox.js';
@@ -440,6 +441,8 @@ describe('real runners run exactly the selected subset', () => {
   it('vitest: names with regex characters, nested describes, a shared prefix', async () => {
     const dir = tempDir();
     symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'), 'dir');
+    // Lent as the gate lends a dependency folder: only such a link is mounted where it leads.
+    recordLentLink(path.join(dir, 'node_modules'), path.resolve('node_modules'));
     writeFileSync(
       path.join(dir, 'vitest.config.mjs'),
       'export default { test: { include: ["*.test.mjs"] } };\n',
