@@ -106,7 +106,9 @@ describe('interrupting a check while it reads a large contract file', () => {
 
     // Wait for the base checkout to hold the whole lock, then for the gate to be well into reading it.
     let checkedOut = false;
-    for (let i = 0; i < 600 && !checkedOut; i++) {
+    // Up to two minutes: the copy also writes the 140 MB into its own git repository, which took over 30 s at
+    // the load of a whole suite on 2 cores. The bound is on reaching the read, not on the signal.
+    for (let i = 0; i < 2400 && !checkedOut; i++) {
       await sleep(50);
       const base = readdirSync(tmp).find((n) => n.startsWith(`patchgate-base-${child.pid}-`));
       const size = base
