@@ -8,8 +8,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
+import { shellCommands } from '../util/shell-commands.js';
 import { NODE_VALUE_FLAGS } from './node-flags.js';
-import { NO_PRESET, type RunnerName, scriptCommands } from './runner-command.js';
+import { NO_PRESET, type RunnerName } from './runner-command.js';
 import {
   pytestRequirementLine,
   type RunnerUse,
@@ -251,7 +252,7 @@ function testScript(scripts: Record<string, unknown>): { text: string; via: stri
     const text = scripts[name];
     if (typeof text !== 'string') return undefined;
     via.push(name);
-    const only = scriptCommands(text);
+    const only = shellCommands(text);
     const m = only.length === 1 ? /^(?:npm|pnpm|yarn|bun)$/.test(only[0]?.[0] ?? '') && only[0] : undefined;
     const words = m ? m.slice(1) : [];
     const next = words[0] === 'run' || words[0] === 'run-script' ? words[1] : words[0];
@@ -275,7 +276,7 @@ const NODE_PRESET_FLAGS = new Set(['--test', '--test-reporter', '--test-reporter
 function nodeTestCommand(
   text: string,
   where = 'scripts.test',
-  commands: readonly string[][] = scriptCommands(text),
+  commands: readonly string[][] = shellCommands(text),
 ): { args: string[]; notes: string[]; command: string } | undefined {
   const at = commands.findIndex((c) => {
     const i = c.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));

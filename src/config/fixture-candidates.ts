@@ -22,20 +22,11 @@ import picomatch from 'picomatch';
 import type TS from 'typescript';
 import { byCodePoint } from '../util/compare.js';
 import { loadTypescript } from '../util/typescript.js';
+import { FIXTURE_SEARCH_SKIP } from './detect.js';
 import { lineAt, scanPython } from './python-scan.js';
 
-/** Folders never searched: dependencies, build output, caches (as for fixture folders). */
-const SKIP = new Set([
-  'node_modules',
-  'vendor',
-  'dist',
-  'build',
-  'target',
-  'venv',
-  '__pycache__',
-  'site-packages',
-  'coverage',
-]);
+/** Folders never searched: those the fixture-folder search skips, and coverage output. */
+const SKIP = new Set<string>([...FIXTURE_SEARCH_SKIP, 'coverage']);
 
 /** Folders whose files are the tests' own. */
 const TEST_DIR = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'e2e']);

@@ -8,7 +8,6 @@
  * returned as what to follow, for the caller to resolve in the file that
  * defines them.
  */
-import { parse as shellParse } from 'shell-quote';
 
 /** The runners init can write a preset for, and the ones it can only name. */
 export type RunnerName =
@@ -38,17 +37,6 @@ export type Recognized =
   | { kind: 'tox'; envs: string[] }
   /** nox sessions (empty: every session). */
   | { kind: 'nox'; sessions: string[] };
-
-/** One line of a script as shell words, split at `&&`, `||`, `;` and `|`; globs kept as their pattern. */
-export function scriptCommands(text: string): string[][] {
-  const out: string[][] = [[]];
-  for (const tok of shellParse(text, (name) => `$${name}`)) {
-    if (typeof tok === 'string') (out[out.length - 1] as string[]).push(tok);
-    else if ('op' in tok && tok.op === 'glob') (out[out.length - 1] as string[]).push(tok.pattern);
-    else if ('op' in tok) out.push([]);
-  }
-  return out.filter((c) => c.length > 0);
-}
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const PYTHON = /^(?:python(?:\d+(?:\.\d+)?)?|py|pypy3?|\{envpython\}|\$PYTHON|\$\{PYTHON\}|\$\(PYTHON\))$/;
@@ -103,7 +91,7 @@ const PYTHON_VALUE = new Set(['-W', '-X']);
 const COVERAGE_VALUE = new Set(['--rcfile', '--source', '--omit', '--include', '--context', '--data-file']);
 
 /**
- * What one command (shell words, as `scriptCommands` gives them) runs, or
+ * What one command (shell words, as `shellCommands` gives them) runs, or
  * undefined when it runs none of the runners or forwarders init knows.
  */
 export function recognize(input: readonly string[], depth = 0): Recognized | undefined {

@@ -14,8 +14,9 @@ import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { IniParseError, type IniSection, parseIni } from '../overlay/ini-sections.js';
 import { byCodePoint } from '../util/compare.js';
+import { shellCommands } from '../util/shell-commands.js';
 import { lineAt, literalArgs, scanPython } from './python-scan.js';
-import { type Recognized, type RunnerName, recognize, scriptCommands } from './runner-command.js';
+import { type Recognized, type RunnerName, recognize } from './runner-command.js';
 
 /** One line of one file that led to a runner. */
 export interface Step {
@@ -342,7 +343,7 @@ class Resolver {
   /** The runners a command line at `at` invokes, followed through scripts, make, tox and nox. */
   async line(at: Step, depth = 0): Promise<RunnerUse[]> {
     const out: RunnerUse[] = [];
-    for (const words of scriptCommands(at.command)) {
+    for (const words of shellCommands(at.command)) {
       const r = recognize(words);
       if (r) for (const u of await this.follow(r, at, depth)) out.push(u);
     }

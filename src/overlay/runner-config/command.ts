@@ -5,8 +5,9 @@
  * (the base's `scripts.test`), read with shell-quote as a shell splits them.
  * `NODE_OPTIONS` set in the command or in `tests.env` counts too.
  */
-import { parse as shellParse } from 'shell-quote';
+
 import { NODE_MODULE_FLAGS, NODE_PATH_FLAGS, NODE_VALUE_FLAGS } from '../../config/node-flags.js';
+import { shellCommands } from '../../util/shell-commands.js';
 import type { Collector } from './collector.js';
 import type { JsRunnerConfigs } from './js-runners.js';
 import type { JsValue } from './js-value.js';
@@ -24,17 +25,6 @@ export interface CommandSource {
 const WRAPPERS = new Set(['c8', 'nyc', 'cross-env', 'dotenv', 'env', 'time', 'nice']);
 const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx']);
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
-
-/** One shell command line as words, split at `&&`, `||`, `;` and `|`; globs kept as their pattern. */
-export function shellCommands(text: string): string[][] {
-  const out: string[][] = [[]];
-  for (const tok of shellParse(text, (name) => `$${name}`)) {
-    if (typeof tok === 'string') (out[out.length - 1] as string[]).push(tok);
-    else if ('op' in tok && tok.op === 'glob') (out[out.length - 1] as string[]).push(tok.pattern);
-    else if ('op' in tok) out.push([]);
-  }
-  return out.filter((c) => c.length > 0);
-}
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { literalArgs, scanPython } from '../../../src/config/python-scan.js';
-import { recognize, scriptCommands } from '../../../src/config/runner-command.js';
+import { recognize } from '../../../src/config/runner-command.js';
 import {
   parseMakefile,
   pytestRequirementLine,
@@ -10,6 +10,7 @@ import {
   readRunnerHints,
   readTox,
 } from '../../../src/config/runner-sources.js';
+import { shellCommands } from '../../../src/util/shell-commands.js';
 import { tempDir } from '../../helpers/gitdir.js';
 
 function folder(files: Record<string, string>): string {
@@ -21,7 +22,7 @@ function folder(files: Record<string, string>): string {
   return dir;
 }
 
-const rec = (line: string) => recognize(scriptCommands(line)[0] ?? []);
+const rec = (line: string) => recognize(shellCommands(line)[0] ?? []);
 
 describe('recognize: what a command line runs', () => {
   it.each([
