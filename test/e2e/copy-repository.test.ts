@@ -9,6 +9,7 @@
 import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { calcRepo } from '../helpers/calc-repo.js';
 import { GitDir, type RunAs, runCli, tempDir } from '../helpers/gitdir.js';
 import { repoRoot } from '../helpers/shared.js';
 
@@ -46,18 +47,7 @@ def test_no_remote_leads_anywhere():
 `;
 
 function pytestRepo(): GitDir {
-  const r = GitDir.create({
-    'patchgate.config.json': JSON.stringify({
-      fixtures: { enabled: false },
-      tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
-      signatures: {},
-    }),
-    'flake_signatures.json': '{"signatures": []}\n',
-    '.gitignore': '.patchgate\n__pycache__\n',
-    'src/calc.py': 'def add(a, b):\n    return a + b\n',
-    'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n',
-    'tests/test_git.py': GIT_TEST,
-  });
+  const r = calcRepo({ files: { 'tests/test_git.py': GIT_TEST } });
   // The user's repository has a remote and settings of its own: none of it may reach a copy.
   r.git('remote', 'add', 'origin', 'https://example.invalid/calc.git');
   r.git('config', 'core.hooksPath', '.githooks');

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { calcRepo } from '../helpers/calc-repo.js';
+import { type Files, type GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 
 type Finding = {
   code: string;
@@ -17,18 +18,7 @@ type Finding = {
 };
 
 function repoWith(files: Files): GitDir {
-  return GitDir.create({
-    'patchgate.config.json': JSON.stringify({
-      fixtures: { enabled: false },
-      tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
-      signatures: {},
-    }),
-    'flake_signatures.json': '{"signatures": []}\n',
-    '.gitignore': '.patchgate\n__pycache__\n.warm\n',
-    'src/calc.py': 'def add(a, b):\n    return a + b\n',
-    'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n',
-    ...files,
-  });
+  return calcRepo({ files: { '.gitignore': '.patchgate\n__pycache__\n.warm\n', ...files } });
 }
 
 async function judge(repo: GitDir) {

@@ -7,25 +7,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { calcRepo } from '../helpers/calc-repo.js';
+import { runCli, tempDir } from '../helpers/gitdir.js';
 
 describe('a symlink the head plants in its checkout', { timeout: 180_000 }, () => {
   it('does not open a host folder to a later head process (the probe reruns in the same checkout)', async () => {
     const secretDir = tempDir('pg-host-secret-');
     mkdirSync(path.join(secretDir, 'inner'));
     writeFileSync(path.join(secretDir, 'inner', 'token'), 'S3CRET-HOST-TOKEN\n');
-    const repo = GitDir.create({
-      'patchgate.config.json': JSON.stringify({
-        fixtures: { enabled: false },
-        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
-        signatures: {},
-        stability: { runs: 3 },
-      }),
-      'flake_signatures.json': '{"signatures": []}\n',
-      'stability_freeze.json': '{"freezes": []}\n',
-      '.gitignore': '.patchgate\n__pycache__\n',
-      'src/calc.py': 'def add(a, b):\n    return a + b\n',
-      'tests/test_add.py': 'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n',
+    const repo = calcRepo({
+      config: { stability: { runs: 3 } },
+      files: { 'stability_freeze.json': '{"freezes": []}\n' },
     });
     repo.git('checkout', '-q', '-b', 'agent');
     repo.write({
