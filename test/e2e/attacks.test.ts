@@ -9,9 +9,9 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processesWith } from '../helpers/fake-harness.js';
 import { type GitDir, GitDir as Repo, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
-import { processesWith } from '../unit/runners/fake-harness.js';
 
 type Card = {
   verdict: string;

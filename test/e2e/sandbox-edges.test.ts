@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
+import { processesWith } from '../helpers/fake-harness.js';
 import {
   type GitDir,
   leftoverTempDirs,
@@ -21,7 +22,6 @@ import {
 } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
 import { type HostListeners, hostListeners, probeFound, probeScript } from '../helpers/host-listeners.js';
-import { processesWith } from '../unit/runners/fake-harness.js';
 
 type Finding = {
   code: string;

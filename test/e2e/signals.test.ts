@@ -3,9 +3,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processesWith } from '../helpers/fake-harness.js';
 import { CLI, GitDir, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo } from '../helpers/hits-repo.js';
-import { processesWith } from '../unit/runners/fake-harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
