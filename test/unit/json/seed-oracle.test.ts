@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalDigest, canonicalDigestOfBytes } from '../../../src/json/python-dumps.js';
-import { pythonEnv, sharedDir, sharedFile } from '../../helpers/shared.js';
+import { inCi, pythonEnv, repoRoot, sharedDir, sharedFile, sharedStatus } from '../../helpers/shared.js';
 
 /**
  * The seed's own digest_lock.py, run unmodified from the shared folder, is the
@@ -131,16 +131,83 @@ describe('seed digest_lock.py agrees with canonicalDigest', () => {
 });
 
 describe('sharedDir', () => {
-  it('throws, naming the variable, when the shared folder is missing, so oracle tests fail instead of skipping', () => {
-    const saved = process.env.PATCHGATE_SHARED_DIR;
-    process.env.PATCHGATE_SHARED_DIR = path.join(tmpdir(), 'pg-no-such-shared-dir');
+  const missing = path.join(tmpdir(), 'pg-no-such-shared-dir');
+
+  it('throws in CI, naming the variable, when the shared folder is missing, so oracle tests fail instead of skipping', () => {
+    const saved = { dir: process.env.PATCHGATE_SHARED_DIR, ci: process.env.CI };
+    process.env.PATCHGATE_SHARED_DIR = missing;
+    process.env.CI = 'true';
     try {
       expect(() => sharedDir()).toThrow(
         /shared folder not found: PATCHGATE_SHARED_DIR is set to .*pg-no-such-shared-dir/,
       );
     } finally {
-      if (saved === undefined) delete process.env.PATCHGATE_SHARED_DIR;
-      else process.env.PATCHGATE_SHARED_DIR = saved;
+      for (const [k, v] of [
+        ['PATCHGATE_SHARED_DIR', saved.dir],
+        ['CI', saved.ci],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it('outside CI says which folder it looked for and which variable moves it (the reason a skipped test gives)', () => {
+    expect(inCi({ CI: 'true' })).toBe(true);
+    expect(inCi({ CI: '1' })).toBe(true);
+    expect(inCi({})).toBe(false);
+    expect(inCi({ CI: 'false' })).toBe(false);
+    expect(sharedStatus({ PATCHGATE_SHARED_DIR: missing })).toEqual({
+      missing: `shared folder not found: PATCHGATE_SHARED_DIR is set to ${missing}. Point PATCHGATE_SHARED_DIR at the folder with seeds/ and reference/.`,
+    });
+    expect(sharedStatus({})).toEqual(
+      existsSync(path.join(repoRoot, '..', 'shared'))
+        ? { dir: path.resolve(repoRoot, '..', 'shared') }
+        : { missing: expect.stringContaining('PATCHGATE_SHARED_DIR is not set, so it defaults to') },
+    );
+  });
+
+  it('skips only the test that asked, printing why once, outside CI; fails it in CI (a real vitest run)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pg-shared-probe-'));
+    try {
+      const helper = path.join(repoRoot, 'test', 'helpers', 'shared.ts');
+      writeFileSync(
+        path.join(dir, 'probe.test.ts'),
+        [
+          "import { expect, it } from 'vitest';",
+          `import { sharedDir } from ${JSON.stringify(helper)};`,
+          "it('needs the shared folder', () => { expect(sharedDir()).toBe('never'); });",
+          "it('needs it too', () => { expect(sharedDir()).toBe('never'); });",
+          "it('does not need it', () => { expect(1).toBe(1); });",
+          '',
+        ].join('\n'),
+      );
+      const vitest = (ci: string | undefined) => {
+        const env: NodeJS.ProcessEnv = { ...process.env, PATCHGATE_SHARED_DIR: missing, NO_COLOR: '1' };
+        delete env.CI;
+        if (ci !== undefined) env.CI = ci;
+        const run = spawnSync(
+          process.execPath,
+          [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir],
+          { env, encoding: 'utf8', timeout: 60_000 },
+        );
+        return { code: run.status, out: `${run.stdout}${run.stderr}` };
+      };
+      const local = vitest(undefined);
+      expect(local.code, local.out).toBe(0);
+      expect(local.out).toMatch(/Tests\s+1 passed \| 2 skipped/);
+      const said = local.out
+        .split('\n')
+        .filter((l) => l.startsWith('skipping the tests that need the shared folder'));
+      expect(said).toEqual([
+        `skipping the tests that need the shared folder (CI is not true): shared folder not found: PATCHGATE_SHARED_DIR is set to ${missing}. Point PATCHGATE_SHARED_DIR at the folder with seeds/ and reference/.`,
+      ]);
+      const ci = vitest('true');
+      expect(ci.code, ci.out).toBe(1);
+      expect(ci.out).toMatch(/Tests\s+2 failed \| 1 passed/);
+      expect(ci.out).toContain(`Error: shared folder not found: PATCHGATE_SHARED_DIR is set to ${missing}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decimalDigitRanges } from '../../../src/signatures/normalize.js';
 import { failureSignature } from '../../../src/signatures/signature.js';
-import { pythonEnv, sharedFile } from '../../helpers/shared.js';
+import { pythonEnv, sharedFile, skipWithoutShared } from '../../helpers/shared.js';
 import { kindArb, messageArb } from './messages.js';
 
 /**
@@ -96,7 +96,7 @@ const handPicked: [string, string][] = [
   ]),
 ];
 
-describe("seed scheme against the seed's signature.py", () => {
+describe.skipIf(skipWithoutShared())("seed scheme against the seed's signature.py", () => {
   const seed = Date.now() >>> 0;
   const generated = fc.sample(fc.tuple(kindArb, messageArb), { numRuns: 300, seed });
   const cases = [...handPicked, ...generated];
