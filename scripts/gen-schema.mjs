@@ -1,7 +1,7 @@
-// Writes the JSON Schema of the config and of every contract file (fixture
-// lock, flake ledger, seed tape, signature freeze, stability freeze, claim
-// matrix, claim ledger) from the zod schemas the gate validates with, so
-// editors and other tools check those files exactly as the gate does.
+// Writes the JSON Schema of the config and of every contract format in the
+// registry (src/contracts/registry.ts) that has one, from the zod schemas the
+// gate validates with, so editors and other tools check those files exactly
+// as the gate does. A new format's schema is shipped by listing the format.
 import { writeFileSync } from 'node:fs';
 import { ALL_JSON_SCHEMAS, jsonSchemaDocument } from '../dist/config/contract-schemas.js';
 

@@ -25,6 +25,8 @@ export {
   type ValidationResult,
   validateContracts,
 } from './config/validate.js';
+export { type Claim, type ClaimMatrix, parseClaimMatrix } from './contracts/claim-matrix.js';
+export { parseTape, readTape, type Tape, type TapeRow, type TapeSeed } from './contracts/seed-tape.js';
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
 export {
   type ClaimLedger,
@@ -38,7 +40,6 @@ export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
 export { JUnitParseError, parseJUnit, parseJUnitFile } from './junit/index.js';
 export type { JUnitReport, TestOutcome, TestStatus } from './junit/model.js';
-export { type Claim, type ClaimMatrix, parseClaimMatrix } from './layers/claims/matrix.js';
 export { lintStatement, type StatementProblem } from './layers/claims/statement-lint.js';
 export { type Candidate, type Suggestion, suggestClaims } from './layers/claims/suggest/candidates.js';
 export { digestTree } from './layers/fixtures/digest-tree.js';
@@ -60,7 +61,6 @@ export {
 } from './layers/seeds/define-seed-property.js';
 export type { ExampleCount, ReplayStatus, SeedReplay } from './layers/seeds/model.js';
 export { type ReplayTapeOptions, replayTape, type TapeReplay } from './layers/seeds/replay-tape.js';
-export { parseTape, readTape, type Tape, type TapeRow, type TapeSeed } from './layers/seeds/tape.js';
 export type {
   Artifact,
   Evidence,

@@ -16,7 +16,7 @@ import { answerIdle, benchArgs, requireBuild } from '../lib/cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = path.resolve(here, '..', '.data', 'contracts');
-const lockUrl = new URL('../../dist/layers/fixtures/lock-file.js', import.meta.url);
+const lockUrl = new URL('../../dist/contracts/fixture-lock.js', import.meta.url);
 const sliceUrl = new URL('../../dist/util/time-slice.js', import.meta.url);
 
 // Bump when the generated data changes shape, so stale data is rebuilt.

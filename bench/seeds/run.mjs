@@ -34,7 +34,7 @@ const SEARCH_PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
 
 requireBuild('seeds', new URL('layers/seeds/replay-tape.js', dist));
 const { replayTape } = await import(new URL('layers/seeds/replay-tape.js', dist).href);
-const { parseTape } = await import(new URL('layers/seeds/tape.js', dist).href);
+const { parseTape } = await import(new URL('contracts/seed-tape.js', dist).href);
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
 // The replay runs head code as the gate does: in sandboxed processes.

@@ -17,6 +17,8 @@ import { type BaselinePlan, planBaseline } from '../baseline/plan.js';
 import { runBaselineSuite } from '../baseline/run-suite.js';
 import { CODEOWNERS_FILES, type CodeownersRule, ownersOf, parseCodeowners } from '../config/codeowners.js';
 import type { PatchgateConfig } from '../config/schema.js';
+import { signatureFreezeFormat } from '../contracts/signature-freeze.js';
+import { stabilityFreezeFormat } from '../contracts/stability-freeze.js';
 import { InputError } from '../errors.js';
 import { isExpired, isoDate, resolveToday } from '../freeze/model.js';
 import { formatSignatureRow } from '../freeze/signature-freeze.js';
@@ -47,8 +49,8 @@ export interface BaselineFlowInput {
   flags: BaselineFlags;
   /** Read a working-tree file (repo-relative); undefined when it does not exist. */
   readFile(file: string): Promise<string | undefined>;
-  /** `$schema` for a freeze file the baseline creates, when the repository has the installed schemas. */
-  schemaFor?(role: 'signatures.freeze' | 'stability.freeze', file: string): string | undefined;
+  /** `$schema` for a freeze file the baseline creates (`schemaFile` in `schema/`), when the repository has the installed schemas. */
+  schemaFor?(schemaFile: string, file: string): string | undefined;
   now?(): Date;
   sandbox?: Sandbox;
 }
@@ -217,7 +219,9 @@ export async function prepareBaseline(input: BaselineFlowInput): Promise<Baselin
   const writes: { file: string; text: string }[] = [];
   if (plan.signatureRows.length > 0) {
     const schema =
-      sigNow.text === undefined ? input.schemaFor?.('signatures.freeze', sigCfg.freeze) : undefined;
+      sigNow.text === undefined
+        ? input.schemaFor?.(signatureFreezeFormat.schema.file, sigCfg.freeze)
+        : undefined;
     writes.push({
       file: sigCfg.freeze,
       text: signatureFreezeWith(
@@ -233,7 +237,9 @@ export async function prepareBaseline(input: BaselineFlowInput): Promise<Baselin
   }
   if (stabNow && stability && plan.stabilityRows.length > 0) {
     const schema =
-      stabNow.text === undefined ? input.schemaFor?.('stability.freeze', stabNow.file) : undefined;
+      stabNow.text === undefined
+        ? input.schemaFor?.(stabilityFreezeFormat.schema.file, stabNow.file)
+        : undefined;
     writes.push({
       file: stabNow.file,
       text: stabilityFreezeWith(

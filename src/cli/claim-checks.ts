@@ -3,9 +3,9 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { loadConfig } from '../config/load.js';
 import type { PatchgateConfig } from '../config/schema.js';
+import { parseClaimMatrix } from '../contracts/claim-matrix.js';
 import type { Git } from '../git/git.js';
 import { parseFreezeRef, parsePropertyRef } from '../layers/claims/cells.js';
-import { parseClaimMatrix } from '../layers/claims/matrix.js';
 
 /** The working tree's config, or undefined when the repository has none (commands then use defaults). */
 async function workingConfig(root: string, signal: AbortSignal): Promise<PatchgateConfig | undefined> {

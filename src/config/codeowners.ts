@@ -6,7 +6,7 @@
  * unreviewed, on top of the gate rejecting it.
  */
 import ignore from 'ignore';
-import type { NamedContract } from '../layers/types.js';
+import type { ContractPath } from '../contracts/format.js';
 
 /** The owner as CODEOWNERS spells it: `@team`, `@org/team` or an e-mail address. */
 export function codeownersOwner(owner: string | undefined): string {
@@ -29,7 +29,7 @@ export function codeownersPattern(glob: string): string | undefined {
 
 export interface CodeownersInput {
   /** The contract files the enabled layers name (globs included). */
-  contracts: readonly NamedContract[];
+  contracts: readonly ContractPath[];
   /** `contracts.protect`. */
   protect: readonly string[];
   owner?: string;

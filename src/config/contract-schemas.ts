@@ -8,13 +8,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { claimLedgerSchema } from '../freeze/claim-ledger.js';
-import { flakeLedgerSchema } from '../freeze/flake-ledger.js';
-import { signatureFreezeSchema } from '../freeze/signature-freeze.js';
-import { stabilityFreezeSchema } from '../freeze/stability-freeze.js';
-import { matrixFileSchema } from '../layers/claims/matrix.js';
-import { fixtureLockSchema } from '../layers/fixtures/lock-file.js';
-import { tapeSchema } from '../layers/seeds/tape.js';
+import { CONTRACT_FORMATS } from '../contracts/registry.js';
 import { configSchema } from './schema.js';
 
 export interface ContractSchema {
@@ -39,51 +33,19 @@ export const CONFIG_JSON_SCHEMA: ContractSchema = {
   schema: configSchema,
 };
 
-/** One per kind of JSON (or YAML) contract file; digest files are plain text and have none. */
-export const CONTRACT_JSON_SCHEMAS: readonly ContractSchema[] = [
-  {
-    file: 'fixture-lock.schema.json',
-    title: 'patchgate fixture lock (FIXTURE_LOCK.json)',
-    role: 'fixtures.lock',
-    schema: fixtureLockSchema,
-  },
-  {
-    file: 'flake-ledger.schema.json',
-    title: 'patchgate cause-class flake ledger (flake_ledger.json)',
-    role: 'hits.ledger',
-    schema: flakeLedgerSchema,
-  },
-  {
-    file: 'seed-tape.schema.json',
-    title: 'patchgate seed tape (property_seeds.json)',
-    role: 'seeds.tape',
-    schema: tapeSchema,
-  },
-  {
-    file: 'signature-freeze.schema.json',
-    title: 'patchgate failure-signature freeze (flake_signatures.json)',
-    role: 'signatures.freeze',
-    schema: signatureFreezeSchema,
-  },
-  {
-    file: 'stability-freeze.schema.json',
-    title: 'patchgate stability freeze (stability_freeze.json)',
-    role: 'stability.freeze',
-    schema: stabilityFreezeSchema,
-  },
-  {
-    file: 'claim-matrix.schema.json',
-    title: 'patchgate claim matrix (claims/*.yaml)',
-    role: 'claims.matrix',
-    schema: matrixFileSchema,
-  },
-  {
-    file: 'claim-ledger.schema.json',
-    title: 'patchgate freeze-window ledger (freeze/ledger.json)',
-    role: 'claims.ledger',
-    schema: claimLedgerSchema,
-  },
-];
+/** One per kind of JSON (or YAML) contract file, from the registry; digest files are plain text and have none. */
+export const CONTRACT_JSON_SCHEMAS: readonly ContractSchema[] = CONTRACT_FORMATS.flatMap((f) =>
+  f.schema
+    ? [
+        {
+          file: f.schema.file,
+          title: `patchgate ${f.describe}`,
+          role: f.roles[0] ?? '',
+          schema: f.schema.schema,
+        },
+      ]
+    : [],
+);
 
 /** Every schema the package ships, the config's first. */
 export const ALL_JSON_SCHEMAS: readonly ContractSchema[] = [CONFIG_JSON_SCHEMA, ...CONTRACT_JSON_SCHEMAS];

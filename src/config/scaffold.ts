@@ -1,8 +1,7 @@
 import { stringify } from 'yaml';
-import { EMPTY_CLAIM_LEDGER, formatClaimLedger } from '../freeze/claim-ledger.js';
-import { formatFlakeLedger } from '../freeze/flake-ledger.js';
-import { formatSignatureFreeze } from '../freeze/signature-freeze.js';
-import { CONFIG_JSON_SCHEMA, installedSchemaRef, schemaForRole } from './contract-schemas.js';
+import { CONTRACT_FORMATS, formatOfRole } from '../contracts/registry.js';
+import { InternalError } from '../errors.js';
+import { CONFIG_JSON_SCHEMA, installedSchemaRef } from './contract-schemas.js';
 import type { PatchgateConfigInput } from './schema.js';
 import type { SchemaRefs } from './schema-ref.js';
 
@@ -45,18 +44,12 @@ export function renderConfig(
   }
 }
 
-/** The roles whose contract file `emptyContractText` can write. */
-export const EMPTY_CONTRACT_ROLES = [
-  'hits.ledger',
-  'seeds.tape',
-  'signatures.freeze',
-  'stability.freeze',
-  'claims.ledger',
-] as const;
-export type EmptyContractRole = (typeof EMPTY_CONTRACT_ROLES)[number];
-
-export function isEmptyContractRole(role: string): role is EmptyContractRole {
-  return (EMPTY_CONTRACT_ROLES as readonly string[]).includes(role);
+/** The roles whose contract file `emptyContractText` can write: every format that has an empty file. */
+export const EMPTY_CONTRACT_ROLES: readonly string[] = CONTRACT_FORMATS.flatMap((f) =>
+  f.empty ? f.roles : [],
+);
+export function isEmptyContractRole(role: string): boolean {
+  return formatOfRole(role)?.empty !== undefined;
 }
 
 /**
@@ -65,26 +58,13 @@ export function isEmptyContractRole(role: string): role is EmptyContractRole {
  * first real edit is a clean diff). With `schema`, the file points at its
  * JSON Schema, relative to its own folder.
  */
-export function emptyContractText(
-  role: EmptyContractRole,
-  file: string,
-  options: RenderOptions = {},
-): string {
-  const entry = schemaForRole(role);
-  const $schema = entry ? refFor(options, file, entry.file) : undefined;
-  const head = $schema !== undefined ? { $schema } : {};
-  switch (role) {
-    case 'hits.ledger':
-      return formatFlakeLedger({ ...head, version: 1, rules: [] });
-    case 'signatures.freeze':
-      return formatSignatureFreeze({ ...head, rows: [] });
-    case 'claims.ledger': {
-      const empty = JSON.parse(EMPTY_CLAIM_LEDGER) as { window_runs: number };
-      return formatClaimLedger({ ...head, windowRuns: empty.window_runs, entries: new Map() });
-    }
-    case 'seeds.tape':
-      return `${JSON.stringify({ ...head, properties: [] }, null, 2)}\n`;
-    case 'stability.freeze':
-      return `${JSON.stringify({ ...head, freezes: [] }, null, 2)}\n`;
-  }
+export function emptyContractText(role: string, file: string, options: RenderOptions = {}): string {
+  const format = formatOfRole(role);
+  if (!format?.empty) throw new InternalError(`no empty contract file for role '${role}'`);
+  return format.empty.text(format.schema ? refFor(options, file, format.schema.file) : undefined);
+}
+
+/** What the empty file of `role` is, for init's `wrote` line. */
+export function emptyContractWhat(role: string): string | undefined {
+  return formatOfRole(role)?.empty?.what;
 }

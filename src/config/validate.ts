@@ -9,27 +9,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { ContractFileError, formatProblem, PatchgateError, type Problem } from '../errors.js';
-import { EMPTY_CLAIM_LEDGER, readClaimLedger } from '../freeze/claim-ledger.js';
-import { readFlakeLedger } from '../freeze/flake-ledger.js';
-import { readSignatureFreeze } from '../freeze/signature-freeze.js';
-import { readStabilityFreeze } from '../freeze/stability-freeze.js';
-import { parseClaimMatrix } from '../layers/claims/matrix.js';
-import { digestFixtureFile, readDigestFile } from '../layers/fixtures/canonical-check.js';
-import { readFixtureLock } from '../layers/fixtures/lock-file.js';
-import { readTape } from '../layers/seeds/tape.js';
-import type { NamedContract } from '../layers/types.js';
-import { LAYERS } from '../pipeline.js';
+import type { ContractFormat, ContractPath, ReadEnv } from '../contracts/format.js';
+import { contractFilesFor, formatOfRole } from '../contracts/registry.js';
+import { ContractFileError, formatProblem, InternalError, PatchgateError, type Problem } from '../errors.js';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import { type ConfiguredSource, missingSources } from './configured-sources.js';
-import {
-  type ContractReadOptions,
-  contractReadOptions,
-  readContractTextIfExists,
-  rootHas,
-} from './contract-file.js';
+import { type ContractReadOptions, contractReadOptions, rootHas } from './contract-file.js';
 import { detectTests } from './detect.js';
+import { layersOn } from './layers-on.js';
 import { loadConfig } from './load.js';
 import type { PatchgateConfig } from './schema.js';
 import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from './tests-off.js';
@@ -89,35 +77,11 @@ async function testsOffFor(root: string, config: PatchgateConfig, configFile: st
   const detected = await detectTests(root);
   const suggestion = detected.tests ?? detected.suggestion ?? { preset: 'pytest' };
   return {
-    headline: testsOffHeadline(LAYERS.filter((l) => l.enabled(config)).map((l) => l.name)),
+    headline: testsOffHeadline(layersOn(config)),
     detail: `${configFile} has no \`tests\` section, so a patch that breaks every test is not rejected for it${detected.tests ? ` (\`patchgate init\` would now find ${detected.tests.preset}: ${detected.reasons[0]?.reason ?? ''})` : ''}. To turn them on, add these lines to it:`,
     lines: testsOnLines(configFile, suggestion),
     next: TESTS_ON_NEXT,
   };
-}
-
-/** How a human creates a missing contract file, per role. */
-function howToCreate(role: string, config: PatchgateConfig): string {
-  if (role === 'fixtures.lock') return 'run `patchgate lock` to write it from the fixture roots';
-  const canonical = /^fixtures\.canonical\[(\d+)\]\.(file|digest)$/.exec(role);
-  if (canonical) {
-    const entry = config.fixtures.canonical[Number(canonical[1])];
-    return canonical[2] === 'digest'
-      ? `run \`patchgate lock\` to write the canonical digest of ${entry?.file ?? 'its fixture'}`
-      : 'it is the fixture the digest file locks: restore it, or remove the entry from fixtures.canonical';
-  }
-  switch (role) {
-    case 'hits.ledger':
-      return 'write `{"version": 1, "rules": []}` (or add a row with `patchgate ledger add`)';
-    case 'seeds.tape':
-      return 'record a seed with `patchgate seeds add` (the seeds layer needs at least one row: an empty tape checks nothing)';
-    case 'signatures.freeze':
-      return 'write `{"signatures": []}` (or freeze a failure with `patchgate signatures add`)';
-    case 'claims.ledger':
-      return `write ${EMPTY_CLAIM_LEDGER} with an entry per freeze id the claim matrix names`;
-    default:
-      return 'create it';
-  }
 }
 
 /** Every file under `root`, repo-relative, outside `.git` and `node_modules`. */
@@ -148,26 +112,23 @@ function asProblem(err: PatchgateError, file: string): Problem {
   return { file, path: '', message };
 }
 
-interface Env {
+interface Env extends ReadEnv {
   root: string;
-  config: PatchgateConfig;
-  configFile: string;
-  revision: string;
-  read: ContractReadOptions;
   signal?: AbortSignal;
 }
 
-/** Runs one reader; a problem of the file is recorded, anything else is thrown. */
+/** Runs one reader and the format's own checks; a problem of the file is recorded, anything else is thrown. */
 async function attempt(
   env: Env,
   result: ValidationResult,
-  file: string,
-  role: string,
-  read: () => Promise<unknown>,
+  contract: ContractPath,
+  read: () => Promise<Problem[]>,
 ): Promise<void> {
+  const { path: file, role } = contract;
   try {
-    await read();
-    result.files.push({ file, role, status: 'ok' });
+    const problems = await read();
+    pushAll(result.problems, problems);
+    result.files.push({ file, role, status: problems.length === 0 ? 'ok' : 'invalid' });
   } catch (err) {
     if (env.signal?.aborted) throw err;
     if (err instanceof ContractFileError) pushAll(result.problems, err.problems);
@@ -178,120 +139,58 @@ async function attempt(
   }
 }
 
-async function checkNamed(env: Env, result: ValidationResult, c: NamedContract): Promise<void> {
-  const { root, config, configFile, revision, read } = env;
+/** The format that reads `contract`: every role the registry's formats name has one. */
+function formatOf(contract: ContractPath): ContractFormat {
+  const format = formatOfRole(contract.role);
+  if (!format)
+    throw new InternalError(`no contract format fills the role '${contract.role}' (${contract.path})`);
+  return format;
+}
+
+async function checkNamed(env: Env, result: ValidationResult, c: ContractPath): Promise<void> {
+  const { root, config, configFile, revision } = env;
   const { path: file, role } = c;
+  const format = formatOf(c);
+  if (format.kind !== 'file') throw new InternalError(`${role} (${file}) is read by globs, not by name`);
   if (!(await rootHas(root, file))) {
-    if (role === 'stability.freeze') {
+    if ('readAsEmpty' in format.missing) {
       result.files.push({ file, role, status: 'absent' });
-      result.notes.push(
-        `${file} (${role}) does not exist; the gate reads that as no freezes, so every pre-existing flaky test rejects. Write {"freezes": []} to make the file a reviewed contract.`,
-      );
+      result.notes.push(`${file} (${role}) does not exist; ${format.missing.readAsEmpty}`);
       return;
     }
     result.files.push({ file, role, status: 'missing' });
     result.problems.push({
       file,
       path: '',
-      message: `does not exist in ${revision}, and ${configFile} names it (${role}); ${howToCreate(role, config)}, and commit it in a human commit.`,
+      message: `does not exist in ${revision}, and ${configFile} names it (${role}); ${format.missing.create(role, config)}, and commit it in a human commit.`,
     });
     return;
   }
-  const run = (reader: () => Promise<unknown>) => attempt(env, result, file, role, reader);
-  if (role === 'fixtures.lock') {
-    await run(() => readFixtureLock(root, file, config.fixtures.roots, revision, read));
-  } else if (/^fixtures\.canonical\[\d+\]\.digest$/.test(role)) {
-    await run(() => readDigestFile(root, file, revision, read.maxBytes));
-  } else if (/^fixtures\.canonical\[\d+\]\.file$/.test(role)) {
-    await run(async () => {
-      const d = await digestFixtureFile(root, file);
-      if (!d.ok && !('missing' in d)) {
-        throw new ContractFileError('CONTRACT_INVALID', [
-          {
-            file,
-            path: '',
-            ...(d.line !== undefined ? { line: d.line, column: d.column ?? 1 } : {}),
-            message: `${d.reason}, so its canonical digest cannot be checked (${role}).`,
-          },
-        ]);
-      }
-    });
-  } else if (role === 'hits.ledger') {
-    await run(() => readFlakeLedger(root, file, revision, read));
-  } else if (role === 'seeds.tape') {
-    await run(async () => {
-      const tape = await readTape(root, file, revision, read);
-      if (tape.rows.length === 0) {
-        throw new ContractFileError('CONFIG_INVALID', [
-          {
-            file: configFile,
-            path: 'seeds.tape',
-            message: `the seeds layer is on, but ${file} records no property, and an enabled check that checks nothing is an error: add rows with \`patchgate seeds add\`, or set seeds.enabled to false.`,
-          },
-        ]);
-      }
-    });
-  } else if (role === 'signatures.freeze') {
-    await run(() => readSignatureFreeze(root, file, revision, read));
-  } else if (role === 'stability.freeze') {
-    await run(() => readStabilityFreeze(root, file, revision, read));
-  } else if (role === 'claims.ledger') {
-    await run(() => readClaimLedger(root, file, revision, read));
-  } else {
-    // A contract a newer layer names and this command has no reader for: its presence is all we know.
-    result.files.push({ file, role, status: 'ok' });
-    result.notes.push(
-      `${file} (${role}) exists; patchgate validate has no reader for it, so it was not read.`,
-    );
-  }
+  await attempt(env, result, c, async () => {
+    const value = await format.read(root, c, env);
+    return format.check?.(value, c, env) ?? [];
+  });
 }
 
 async function checkGlobs(
   env: Env,
   result: ValidationResult,
-  contracts: readonly NamedContract[],
+  contracts: readonly ContractPath[],
   all: readonly string[],
 ): Promise<void> {
-  const { root, configFile, revision, read } = env;
+  const { root } = env;
   for (const role of [...new Set(contracts.map((c) => c.role))]) {
     const patterns = contracts.filter((c) => c.role === role).map((c) => c.path);
     const match = picomatch(patterns, { dot: true });
     const files = all.filter((p) => match(p)).sort(byCodePoint);
-    if (role !== 'claims.matrix') {
-      for (const file of files) result.files.push({ file, role, status: 'ok' });
-      continue;
-    }
-    const texts: { file: string; text: string }[] = [];
-    const failed = new Set<string>();
-    for (const file of files) {
-      try {
-        const text = await readContractTextIfExists(root, file, revision, read.maxBytes);
-        if (text !== undefined) texts.push({ file, text });
-      } catch (err) {
-        if (!(err instanceof PatchgateError) || err.kind !== 'input' || err.code === 'ABORTED') throw err;
-        if (err instanceof ContractFileError) pushAll(result.problems, err.problems);
-        else result.problems.push(asProblem(err, file));
-        failed.add(file);
-      }
-    }
-    try {
-      const matrix = parseClaimMatrix(texts);
-      if (matrix.claims.length === 0 && failed.size === 0) {
-        result.problems.push({
-          file: configFile,
-          path: 'claims.matrix',
-          message:
-            files.length === 0
-              ? `matches no file in ${revision} (${patterns.join(', ')}): the claims layer would reject every patch with CLAIMS_EMPTY; write a claim matrix, or set claims.enabled to false.`
-              : `the claim matrix (${files.join(', ')}) has no claims: the claims layer would reject every patch with CLAIMS_EMPTY.`,
-        });
-      }
-    } catch (err) {
-      if (!(err instanceof ContractFileError)) throw err;
-      pushAll(result.problems, err.problems);
-      for (const p of err.problems) failed.add(p.file);
-    }
-    for (const file of files) result.files.push({ file, role, status: failed.has(file) ? 'invalid' : 'ok' });
+    const format = formatOf({ role, path: patterns.join(', ') });
+    if (format.kind !== 'glob') throw new InternalError(`${role} is read by name, not by globs`);
+    const read = await format.readMatched(root, files, env, asProblem);
+    pushAll(result.problems, read.problems);
+    if (read.value !== undefined && read.failed.size === 0)
+      pushAll(result.problems, format.check?.(read.value, { files, patterns }, env) ?? []);
+    for (const file of files)
+      result.files.push({ file, role, status: read.failed.has(file) ? 'invalid' : 'ok' });
   }
 }
 
@@ -303,7 +202,7 @@ async function checkGlobs(
 export async function validateContractFile(
   root: string,
   loaded: { config: PatchgateConfig; file: string },
-  contract: NamedContract,
+  contract: ContractPath,
   options: Omit<ValidateOptions, 'listFiles'> = {},
 ): Promise<ValidationResult> {
   const result: ValidationResult = { configFile: loaded.file, files: [], problems: [], notes: [] };
@@ -383,7 +282,7 @@ export async function validateContracts(
     result.problems.push({ ...p, message: p.message.replace('in the base revision', `in ${revision}`) });
   }
 
-  const named = LAYERS.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
+  const named = contractFilesFor(config);
   const seen = new Set<string>();
   for (const c of named) {
     const key = `${c.role}\0${c.path}`;

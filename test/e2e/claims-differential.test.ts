@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContractFileError } from '../../src/errors.js';
 import { parseClaimLedger } from '../../src/freeze/claim-ledger.js';
-import { parseClaimMatrix } from '../../src/layers/claims/matrix.js';
+import { parseClaimMatrix } from '../../src/contracts/claim-matrix.js';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { pythonEnv, sharedFile } from '../helpers/shared.js';

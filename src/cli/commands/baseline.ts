@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installedSchemaRef, schemaForRole } from '../../config/contract-schemas.js';
+import { installedSchemaRef } from '../../config/contract-schemas.js';
 import { isJsRepository } from '../../config/detect.js';
 import { loadConfig } from '../../config/load.js';
 import { InputError } from '../../errors.js';
@@ -74,10 +74,7 @@ export async function baselineCommand(args: string[], io: CliIO): Promise<number
       ...(values.today !== undefined ? { today: values.today } : {}),
     },
     readFile: (file) => readText(path.join(repoRoot, file)),
-    schemaFor: (role, file) => {
-      const entry = schemaForRole(role);
-      return js && entry ? installedSchemaRef(file, entry.file) : undefined;
-    },
+    schemaFor: (schemaFile, file) => (js ? installedSchemaRef(file, schemaFile) : undefined),
   });
   const out = (line: string) => io.stdout.write(`${line}\n`);
   for (const n of notes) out(n);

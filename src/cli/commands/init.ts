@@ -2,7 +2,6 @@ import { access, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeownersSnippet } from '../../config/codeowners.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
-import { CONTRACT_JSON_SCHEMAS, schemaForRole } from '../../config/contract-schemas.js';
 import {
   type Detection,
   detectFixtureRoots,
@@ -15,6 +14,7 @@ import {
   CONFIG_FILE_FOR,
   type ConfigFormat,
   emptyContractText,
+  emptyContractWhat,
   isEmptyContractRole,
   renderConfig,
 } from '../../config/scaffold.js';
@@ -22,13 +22,14 @@ import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '.
 import { type SchemaRefs, schemaRefsFor } from '../../config/schema-ref.js';
 import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from '../../config/tests-off.js';
 import { validateContractFile } from '../../config/validate.js';
+import { fixtureLockFormat } from '../../contracts/fixture-lock.js';
+import { readTapeIfExists } from '../../contracts/seed-tape.js';
 import { ContractFileError, InputError } from '../../errors.js';
 import { defaultBase } from '../../git/default-branch.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { relockFixtures } from '../../layers/fixtures/relock.js';
-import { readTapeIfExists } from '../../layers/seeds/tape.js';
 import type { NamedContract } from '../../layers/types.js';
 import { LAYERS } from '../../pipeline.js';
 import { pushAll } from '../../util/arrays.js';
@@ -61,15 +62,6 @@ async function isFile(abs: string): Promise<boolean> {
 function contractsOf(config: PatchgateConfig): NamedContract[] {
   return LAYERS.filter((l) => l.enabled(config)).flatMap((l) => l.contractFiles(config));
 }
-
-/** What each empty contract file is, for the `wrote` line. */
-const EMPTY_WHAT: Record<string, string> = {
-  'hits.ledger': 'an empty cause-class flake ledger, for the hits layer',
-  'seeds.tape': 'an empty seed tape, for the seeds layer',
-  'signatures.freeze': 'an empty signature freeze: every failure and skip rejects until a human freezes it',
-  'stability.freeze': 'an empty stability freeze: every flaky test rejects until a human freezes it',
-  'claims.ledger': 'an empty freeze-window ledger, for the claims layer',
-};
 
 export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommand(INIT, args, io);
@@ -199,7 +191,8 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const kept: string[] = [];
   for (const c of contracts) {
     if (c.glob || !isEmptyContractRole(c.role) || toWrite.some((w) => w.file === c.path)) continue;
-    if (c.role === 'seeds.tape' && tape !== undefined) continue;
+    // The tape init found and wired in was read above.
+    if (c.path === tape?.file) continue;
     if (await exists(path.join(repoRoot, c.path))) {
       const checked = await validateContractFile(repoRoot, { config, file: configFile }, c, {
         signal: io.signal,
@@ -224,16 +217,14 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
     ? await initBaseline({ io, git, config, values, refs, toWrite, kept, repoRoot })
     : undefined;
 
-  const lockSchema = CONTRACT_JSON_SCHEMAS.find((s) => s.role === 'fixtures.lock')?.file;
+  const lockSchema = refs(config.fixtures.lock, fixtureLockFormat.schema.file);
   const result = fixturesOn
     ? await relockFixtures({
         repoRoot,
         config,
         owner: values.owner,
         fresh: true,
-        ...(lockSchema && refs(config.fixtures.lock, lockSchema) !== undefined
-          ? { schema: refs(config.fixtures.lock, lockSchema) as string }
-          : {}),
+        ...(lockSchema !== undefined ? { schema: lockSchema } : {}),
       })
     : undefined;
   await writeFile(path.join(repoRoot, configFile), renderConfig(input, format, { schema: refs }));
@@ -299,7 +290,7 @@ export async function initCommand(args: string[], io: CliIO): Promise<number> {
   const baselined = new Set(baseline?.writes.map((w) => w.file) ?? []);
   for (const w of toWrite)
     say(
-      `wrote ${w.file} (${baselined.has(w.file) ? "with the baseline's rows, below" : (EMPTY_WHAT[w.role] ?? w.role)})`,
+      `wrote ${w.file} (${baselined.has(w.file) ? "with the baseline's rows, below" : (emptyContractWhat(w.role) ?? w.role)})`,
     );
   for (const k of kept)
     out(`${baselined.has(k) ? 'added the baseline rows to' : 'kept'} ${k} (already there and valid)`);
@@ -439,9 +430,6 @@ async function initBaseline(opts: {
       if (planned) return planned.text;
       return readFile(path.join(opts.repoRoot, file), 'utf8').catch(() => undefined);
     },
-    schemaFor: (role, file) => {
-      const entry = schemaForRole(role);
-      return entry ? refs(file, entry.file) : undefined;
-    },
+    schemaFor: (schemaFile, file) => refs(file, schemaFile),
   });
 }

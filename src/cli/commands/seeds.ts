@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readContractTextIfExists } from '../../config/contract-file.js';
 import { loadConfig } from '../../config/load.js';
+import { parseTape } from '../../contracts/seed-tape.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
-import { parseTape } from '../../layers/seeds/tape.js';
 import {
   addSeed,
   emptyTape,

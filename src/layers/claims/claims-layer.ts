@@ -1,8 +1,16 @@
 import picomatch from 'picomatch';
-import { contractReadOptions, readContractTextIfExists } from '../../config/contract-file.js';
+import { contractReadOptions } from '../../config/contract-file.js';
 import type { FrozenContracts } from '../../config/frozen-contracts.js';
 import type { ClaimsConfig, PatchgateConfig } from '../../config/schema.js';
-import { ContractFileError, type Problem } from '../../errors.js';
+import {
+  CELLS,
+  type Cell,
+  type Claim,
+  type ClaimMatrix,
+  readClaimMatrixFiles,
+} from '../../contracts/claim-matrix.js';
+import { contractFilesOf } from '../../contracts/registry.js';
+import { ContractFileError } from '../../errors.js';
 import { type ClaimLedger, readClaimLedger } from '../../freeze/claim-ledger.js';
 import type { Hunk } from '../../git/hunks.js';
 import { testSideFor } from '../../overlay/test-side.js';
@@ -11,7 +19,6 @@ import { checkRepoPath } from '../../util/repo-path.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import type { Finding, Layer, LayerContext, NamedContract, Severity } from '../types.js';
 import { parseFreezeRef } from './cells.js';
-import { CELLS, type Cell, type Claim, type ClaimMatrix, parseClaimMatrix } from './matrix.js';
 import { resolveProperty } from './resolve-property.js';
 import { lintStatement } from './statement-lint.js';
 import { suggestClaims } from './suggest/candidates.js';
@@ -19,7 +26,6 @@ import { sandboxedPythonCandidates } from './suggest/candidates-python.js';
 import { enclosingSymbol, hunkLines, languageOf, type Span, uncoveredHunks } from './suggest/symbols.js';
 
 const LAYER = 'claims';
-const MATRIX_ROLE = 'claims.matrix';
 
 /** One cell as this run resolved it, for claims.json and the report. */
 interface CellResult {
@@ -58,26 +64,10 @@ async function readMatrix(
   maxBytes: number,
 ): Promise<ClaimMatrix> {
   const match = picomatch([...globs], { dot: true });
-  const texts: { file: string; text: string }[] = [];
-  const problems: Problem[] = [];
-  for (const file of root.paths.filter((p) => match(p) && root.has(p)).sort()) {
-    try {
-      const text = await readContractTextIfExists(root, file, root.revision, maxBytes);
-      if (text !== undefined) texts.push({ file, text });
-    } catch (err) {
-      if (!(err instanceof ContractFileError)) throw err;
-      pushAll(problems, err.problems);
-    }
-  }
-  let matrix: ClaimMatrix | undefined;
-  try {
-    matrix = parseClaimMatrix(texts);
-  } catch (err) {
-    if (!(err instanceof ContractFileError)) throw err;
-    pushAll(problems, err.problems);
-  }
-  if (problems.length > 0 || !matrix) throw new ContractFileError('CONTRACT_INVALID', problems);
-  return matrix;
+  const files = root.paths.filter((p) => match(p) && root.has(p)).sort();
+  const read = await readClaimMatrixFiles(root, files, root.revision, maxBytes);
+  if (read.problems.length > 0 || !read.value) throw new ContractFileError('CONTRACT_INVALID', read.problems);
+  return read.value;
 }
 
 /** Two rows say the same thing: the patch left this claim alone. */
@@ -99,13 +89,7 @@ export const claimsLayer: Layer = {
   runsHeadCode: true,
   usesTestRuns: true,
   enabled: (config: PatchgateConfig) => config.claims?.enabled === true,
-  contractFiles: (config: PatchgateConfig): NamedContract[] =>
-    config.claims
-      ? [
-          ...config.claims.matrix.map((g) => ({ path: g, role: MATRIX_ROLE, glob: true })),
-          { path: config.claims.ledger, role: 'claims.ledger' },
-        ]
-      : [],
+  contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.claims;
     if (!cfg) return { findings: [] };

@@ -1,6 +1,7 @@
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
+import { contractFilesOf } from '../../contracts/registry.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { scrubbedEnv } from '../../util/scrub-env.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
@@ -48,8 +49,7 @@ export const hitsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
   enabled: (config: PatchgateConfig) => config.hits?.enabled === true,
-  contractFiles: (config: PatchgateConfig): NamedContract[] =>
-    config.hits ? [{ path: config.hits.ledger, role: 'hits.ledger' }] : [],
+  contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const hits = ctx.config.hits;
     if (!hits) return { findings: [] };

@@ -1,5 +1,5 @@
+import type { Tape, TapeRow } from '../../contracts/seed-tape.js';
 import type { Finding } from '../types.js';
-import type { Tape, TapeRow } from './tape.js';
 
 const LAYER = 'seeds';
 

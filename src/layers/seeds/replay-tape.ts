@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SeedsConfig } from '../../config/schema.js';
+import type { TapeRow } from '../../contracts/seed-tape.js';
 import { InputError } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import type { ProgressTally } from '../progress.js';
@@ -7,7 +8,6 @@ import type { ExampleCount, SeedReplay } from './model.js';
 import { replayCommands } from './runners/command.js';
 import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
 import { replayPytest } from './runners/pytest.js';
-import type { TapeRow } from './tape.js';
 
 export interface ReplayTapeOptions {
   /** The checkout whose code runs. */

@@ -2,6 +2,8 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
+import { contractFilesOf } from '../../contracts/registry.js';
+import { readTape, readTapeIfExists, type Tape, type TapeRow } from '../../contracts/seed-tape.js';
 import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { breachEvidence } from '../../sandbox/sandbox.js';
@@ -13,7 +15,6 @@ import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from 
 import { compareTapes } from './compare-tapes.js';
 import type { SeedReplay } from './model.js';
 import { COUNT_SEED, replayTape } from './replay-tape.js';
-import { readTape, readTapeIfExists, type Tape, type TapeRow } from './tape.js';
 
 const LAYER = 'seeds';
 
@@ -113,8 +114,7 @@ export const seedsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
   enabled: (config) => config.seeds?.enabled === true,
-  contractFiles: (config): NamedContract[] =>
-    config.seeds ? [{ path: config.seeds.tape, role: 'seeds.tape' }] : [],
+  contractFiles: (config): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.seeds;
     if (!cfg) return { findings: [] };

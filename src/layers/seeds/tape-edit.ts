@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
+import { parseTape, TAPE_RUNNERS, type Tape, type TapeRunner } from '../../contracts/seed-tape.js';
 import { ContractFileError, formatProblem, InputError } from '../../errors.js';
 import { type JsonNode, JsonSyntaxError, parseJson, toPlainValue } from '../../json/parse.js';
 import { pushAll } from '../../util/arrays.js';
-import { parseTape, TAPE_RUNNERS, type Tape, type TapeRunner } from './tape.js';
 
 /**
  * `patchgate seeds add`: the human path onto the seed tape. Seed 001's rules

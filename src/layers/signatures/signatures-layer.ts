@@ -1,5 +1,6 @@
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
+import { contractFilesOf } from '../../contracts/registry.js';
 import type { SignatureFreezeRow } from '../../freeze/signature-freeze.js';
 import {
   bindingProblem,
@@ -56,8 +57,7 @@ export const signaturesLayer: Layer = {
   runsHeadCode: true,
   usesTestRuns: true,
   enabled: (config: PatchgateConfig) => config.signatures?.enabled === true && config.tests !== undefined,
-  contractFiles: (config: PatchgateConfig): NamedContract[] =>
-    config.signatures ? [{ path: config.signatures.freeze, role: 'signatures.freeze' }] : [],
+  contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.signatures;
     if (!cfg || !ctx.tests) return { findings: [] };

@@ -1,5 +1,6 @@
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
+import { contractFilesOf } from '../../contracts/registry.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { TestRunError } from '../../runners/tests/errors.js';
@@ -70,8 +71,7 @@ export const stabilityLayer: Layer = {
   runsHeadCode: true,
   onlyAfterClean: true,
   enabled: (config: PatchgateConfig) => config.stability?.enabled === true && config.tests !== undefined,
-  contractFiles: (config: PatchgateConfig): NamedContract[] =>
-    config.stability ? [{ path: config.stability.freeze, role: 'stability.freeze' }] : [],
+  contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.stability;
     const tests = ctx.tests;

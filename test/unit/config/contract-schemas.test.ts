@@ -19,10 +19,10 @@ import { parseClaimLedger, serializeValidated } from '../../../src/freeze/claim-
 import { parseFlakeLedger } from '../../../src/freeze/flake-ledger.js';
 import { parseSignatureFreeze } from '../../../src/freeze/signature-freeze.js';
 import { parseStabilityFreeze } from '../../../src/freeze/stability-freeze.js';
-import { parseClaimMatrix } from '../../../src/layers/claims/matrix.js';
-import { parseFixtureLock } from '../../../src/layers/fixtures/lock-file.js';
+import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
+import { parseFixtureLock } from '../../../src/contracts/fixture-lock.js';
 import { relockFixtures } from '../../../src/layers/fixtures/relock.js';
-import { parseTape } from '../../../src/layers/seeds/tape.js';
+import { parseTape } from '../../../src/contracts/seed-tape.js';
 import { LAYERS } from '../../../src/pipeline.js';
 import { memoryIO } from '../../helpers/cli-io.js';
 import { GitDir } from '../../helpers/gitdir.js';

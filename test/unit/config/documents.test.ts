@@ -6,7 +6,7 @@ import {
   validateDocument,
   validateDocumentSliced,
 } from '../../../src/config/documents.js';
-import { fixtureLockSchema } from '../../../src/layers/fixtures/lock-file.js';
+import { fixtureLockSchema } from '../../../src/contracts/fixture-lock.js';
 import type { SliceBudget } from '../../../src/util/time-slice.js';
 import { problemLines } from '../../helpers/problems.js';
 

@@ -5,8 +5,8 @@ import { safeParseSliced } from '../../../src/config/sliced-validation.js';
 import { flakeLedgerSchema } from '../../../src/freeze/flake-ledger.js';
 import { signatureFreezeSchema } from '../../../src/freeze/signature-freeze.js';
 import { stabilityFreezeSchema } from '../../../src/freeze/stability-freeze.js';
-import { fixtureLockSchema } from '../../../src/layers/fixtures/lock-file.js';
-import { tapeSchema } from '../../../src/layers/seeds/tape.js';
+import { fixtureLockSchema } from '../../../src/contracts/fixture-lock.js';
+import { tapeSchema } from '../../../src/contracts/seed-tape.js';
 import { runToEnd, type SliceBudget } from '../../../src/util/time-slice.js';
 
 /**

@@ -7,13 +7,13 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { TapeRow } from '../../../contracts/seed-tape.js';
 import { describeExit } from '../../../runners/harness/process.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { outputTail, withTail } from '../../../runners/tests/output-tail.js';
 import { runLogged } from '../../../runners/tests/run-tests.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
-import type { TapeRow } from '../tape.js';
 import { readJsonReport, seconds } from './output.js';
 
 export interface CommandReplayOptions {

@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { TapeRow } from '../../../contracts/seed-tape.js';
 import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { findModules } from '../../../util/find-modules.js';
 import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
-import type { TapeRow } from '../tape.js';
 
 export interface FastCheckReplayOptions {
   /** The checkout whose modules run (the head, or the working tree when exploring). */

@@ -19,6 +19,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../contracts/seed-tape.js';
 import { describeExit } from '../../../runners/harness/process.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
@@ -36,7 +37,6 @@ import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { pushAll } from '../../../util/arrays.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
-import { DEFAULT_SEED_SWITCH, type TapeRow } from '../tape.js';
 import { readJsonReport, seconds } from './output.js';
 
 export interface PytestReplayOptions {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../../src/config/schema.js';
 import { replayTape } from '../../../../src/layers/seeds/replay-tape.js';
-import { parseTape } from '../../../../src/layers/seeds/tape.js';
+import { parseTape } from '../../../../src/contracts/seed-tape.js';
 import { tempDir } from '../../../helpers/gitdir.js';
 import { testSandbox } from '../../../helpers/sandbox.js';
 import { pythonEnv, sharedFile } from '../../../helpers/shared.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../../src/errors.js';
-import { parseTape } from '../../../../src/layers/seeds/tape.js';
+import { parseTape } from '../../../../src/contracts/seed-tape.js';
 import {
   type AddSeedRequest,
   addSeed,

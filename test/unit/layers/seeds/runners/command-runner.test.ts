@@ -7,7 +7,7 @@ import {
   renderCommand,
   replayCommands,
 } from '../../../../../src/layers/seeds/runners/command.js';
-import type { TapeRow } from '../../../../../src/layers/seeds/tape.js';
+import type { TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';

@@ -8,7 +8,7 @@ import {
   type PytestReplayOptions,
   replayPytest,
 } from '../../../../../src/layers/seeds/runners/pytest.js';
-import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../../../src/layers/seeds/tape.js';
+import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';

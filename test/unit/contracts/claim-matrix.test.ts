@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ContractFileError } from '../../../../src/errors.js';
-import { parseClaimMatrix } from '../../../../src/layers/claims/matrix.js';
+import { ContractFileError } from '../../../src/errors.js';
+import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
 
 const SEED_MATRIX = `# claims/refund-service.yaml
 patch: "refund-cap-agent-diff"

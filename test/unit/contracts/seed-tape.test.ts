@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareTapes } from '../../../../src/layers/seeds/compare-tapes.js';
-import { parseTape } from '../../../../src/layers/seeds/tape.js';
-import { rejectionOf } from '../../../helpers/problems.js';
+import { compareTapes } from '../../../src/layers/seeds/compare-tapes.js';
+import { parseTape } from '../../../src/contracts/seed-tape.js';
+import { rejectionOf } from '../../helpers/problems.js';
 
 const FILE = 'property_seeds.json';
 

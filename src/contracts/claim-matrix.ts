@@ -7,11 +7,13 @@
  * reported at once.
  */
 import { z } from 'zod';
-import { parseYamlDocument, validateDocument } from '../../config/documents.js';
-import { YAML_CONFIG_MAX_BYTES } from '../../config/load.js';
-import { ContractFileError, type Problem } from '../../errors.js';
-import { nonBlank } from '../../freeze/fields.js';
-import { pushAll } from '../../util/arrays.js';
+import { type ContractRoot, readContractTextIfExists } from '../config/contract-file.js';
+import { parseYamlDocument, validateDocument } from '../config/documents.js';
+import { YAML_CONFIG_MAX_BYTES } from '../config/load.js';
+import { ContractFileError, PatchgateError, type Problem } from '../errors.js';
+import { nonBlank } from '../freeze/fields.js';
+import { pushAll } from '../util/arrays.js';
+import type { GlobFormat, MatchedRead, WithSchema } from './format.js';
 
 export const CELLS = ['fixture', 'property', 'freeze'] as const;
 export type Cell = (typeof CELLS)[number];
@@ -129,3 +131,67 @@ export function parseClaimMatrix(texts: readonly { file: string; text: string }[
   if (problems.length > 0) throw new ContractFileError('CONTRACT_INVALID', problems);
   return out;
 }
+
+/**
+ * Reads every matrix file of `files` and parses them together, so every
+ * problem of every file is reported at once: the claims layer on each
+ * revision's snapshot, and `patchgate validate` on the working tree. A file
+ * that cannot be read is thrown, unless `asProblem` makes it one more
+ * problem of that file.
+ */
+export async function readClaimMatrixFiles(
+  root: ContractRoot,
+  files: readonly string[],
+  revision: string,
+  maxBytes: number,
+  asProblem?: (err: PatchgateError, file: string) => Problem,
+): Promise<MatchedRead<ClaimMatrix>> {
+  const texts: { file: string; text: string }[] = [];
+  const problems: Problem[] = [];
+  const failed = new Set<string>();
+  for (const file of files) {
+    try {
+      const text = await readContractTextIfExists(root, file, revision, maxBytes);
+      if (text !== undefined) texts.push({ file, text });
+    } catch (err) {
+      if (err instanceof ContractFileError) pushAll(problems, err.problems);
+      else if (asProblem && err instanceof PatchgateError && err.kind === 'input' && err.code !== 'ABORTED')
+        problems.push(asProblem(err, file));
+      else throw err;
+      failed.add(file);
+    }
+  }
+  try {
+    return { value: parseClaimMatrix(texts), problems, failed };
+  } catch (err) {
+    if (!(err instanceof ContractFileError)) throw err;
+    pushAll(problems, err.problems);
+    for (const p of err.problems) failed.add(p.file);
+    return { problems, failed };
+  }
+}
+
+export const claimMatrixFormat: WithSchema<GlobFormat<ClaimMatrix>> = {
+  kind: 'glob',
+  roles: ['claims.matrix'],
+  layer: 'claims',
+  describe: 'claim matrix (claims/*.yaml)',
+  files: (config) => config.claims?.matrix.map((g) => ({ path: g, role: 'claims.matrix', glob: true })) ?? [],
+  schema: { file: 'claim-matrix.schema.json', schema: matrixFileSchema },
+  readMatched: (root, files, env, asProblem) =>
+    readClaimMatrixFiles(root, files, env.revision, env.read.maxBytes, asProblem),
+  // An enabled layer with nothing to check is an error: the claims layer rejects every patch with CLAIMS_EMPTY.
+  check: (matrix, { files, patterns }, env) =>
+    matrix.claims.length > 0
+      ? []
+      : [
+          {
+            file: env.configFile,
+            path: 'claims.matrix',
+            message:
+              files.length === 0
+                ? `matches no file in ${env.revision} (${patterns.join(', ')}): the claims layer would reject every patch with CLAIMS_EMPTY; write a claim matrix, or set claims.enabled to false.`
+                : `the claim matrix (${files.join(', ')}) has no claims: the claims layer would reject every patch with CLAIMS_EMPTY.`,
+          },
+        ],
+};

@@ -1,0 +1,34 @@
+/**
+ * Which layers a config turns on, in the gate's order. `validate` and
+ * `init` say which layers judge a patch and read those layers' contract
+ * files; src/config sits below the layers and cannot load them, so the rule
+ * is written here, and a unit test holds it to every layer's own `enabled`.
+ */
+import type { PatchgateConfig } from './schema.js';
+
+export interface LayerSwitch {
+  name: string;
+  on(config: PatchgateConfig): boolean;
+}
+
+const testsOn = (c: PatchgateConfig) => c.tests !== undefined;
+
+export const LAYER_SWITCHES: readonly LayerSwitch[] = [
+  { name: 'contracts', on: () => true },
+  { name: 'fixtures', on: (c) => c.fixtures.enabled },
+  { name: 'hits', on: (c) => c.hits?.enabled === true },
+  { name: 'seeds', on: (c) => c.seeds?.enabled === true },
+  { name: 'signatures', on: (c) => c.signatures?.enabled === true && testsOn(c) },
+  { name: 'regression', on: testsOn },
+  {
+    name: 'test-edits',
+    on: (c) => testsOn(c) || c.seeds?.enabled === true || c.hits?.enabled === true,
+  },
+  { name: 'stability', on: (c) => c.stability?.enabled === true && testsOn(c) },
+  { name: 'claims', on: (c) => c.claims?.enabled === true },
+];
+
+/** The names of the layers `config` turns on, in the gate's order. */
+export function layersOn(config: PatchgateConfig): string[] {
+  return LAYER_SWITCHES.filter((l) => l.on(config)).map((l) => l.name);
+}
