@@ -56,7 +56,7 @@ const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href)
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
 const sandbox = args.has('--plain')
   ? new (await import(new URL('sandbox/sandbox.js', dist).href)).Sandbox({ mode: 'process', uid: 0, gid: 0 })
-  : await openSandbox(process.env.PATH);
+  : await openSandbox(process.env);
 const { scoreInBatches } = await import(new URL('layers/hits/scorer.js', dist).href);
 const { deepFreeze, generateMutants, lookupPath, parsePath } = await import(
   new URL('layers/hits/perturb/index.js', dist).href

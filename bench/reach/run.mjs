@@ -64,7 +64,7 @@ const ts = (await import('typescript')).default;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'patchgate-bench-reach-'));
 process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
-const sandbox = await openSandbox(process.env.PATH);
+const sandbox = await openSandbox(process.env);
 const JS_FILE = /\.(?:[cm]?[jt]sx?)$/;
 
 /** A git directory for REPO: itself when it is one, else a bare clone in the scratch folder. */

@@ -38,7 +38,7 @@ const { parseTape } = await import(new URL('contracts/seed-tape.js', dist).href)
 const { configSchema } = await import(new URL('config/schema.js', dist).href);
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
 // The replay runs head code as the gate does: in sandboxed processes.
-const sandbox = await openSandbox(process.env.PATH);
+const sandbox = await openSandbox(process.env);
 
 /** Ten small, real properties: list, string and arithmetic invariants of the kind a tape records. */
 const BODIES = [

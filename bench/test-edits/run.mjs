@@ -76,7 +76,7 @@ head['tests/conftest.py'] = 'def pytest_collection_modifyitems(items):\n    item
 base['vitest.config.ts'] = "export default { test: { exclude: ['node_modules/**'] } };\n";
 head['vitest.config.ts'] = "export default { test: { exclude: ['node_modules/**', 'test/m1.test.ts'] } };\n";
 
-const sandbox = await openSandbox(process.env.PATH);
+const sandbox = await openSandbox(process.env);
 const logRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-bench-test-edits-'));
 await sandbox.grant(logRoot);
 const changes = Object.keys(base)

@@ -19,7 +19,6 @@ import { type SuiteRun, TestSession } from '../runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from '../sandbox/open.js';
 import { programView } from '../sandbox/program-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { scrubbedEnv } from '../util/scrub-env.js';
 import { isCollectionError } from './plan.js';
 
 export interface BaselineRunOptions {
@@ -58,20 +57,20 @@ export async function runBaselineSuite(opts: BaselineRunOptions): Promise<Baseli
     const logDir = await checkouts.scratch('baseline-logs');
     const sandbox =
       opts.sandbox ??
-      (await openSandbox(opts.env.PATH, {
+      (await openSandbox(opts.env, {
         readOnly: opts.config.sandbox.readOnly,
         limits: limitsFromConfig(opts.config.sandbox.limits),
       }));
     const unsandboxed = unsandboxedFinding(sandbox.isolation, opts.config.sandbox.allowUnsandboxed, opts.env);
     if (unsandboxed?.severity === 'error') throw new InputError('BASELINE_REFUSED', unsandboxed.message);
-    refuseHiddenPrograms(opts.config, sandbox, opts.env);
+    refuseHiddenPrograms(opts.config, sandbox);
     await sandbox.grant(root);
     await sandbox.grant(logDir);
     const session = new TestSession({
       tests,
       head: { root, dependenciesFrom: opts.repoRoot },
       base: { root },
-      env: { ...scrubbedEnv(opts.env), ...tests.env },
+      env: tests.env,
       sandbox,
       logDir,
       signal: opts.signal,
@@ -100,14 +99,10 @@ export async function runBaselineSuite(opts: BaselineRunOptions): Promise<Baseli
  * sandbox cannot see would fail every run with `setpriv: failed to execute`,
  * far from the cause; the baseline says which, and the fix, before any run.
  */
-function refuseHiddenPrograms(
-  config: PatchgateConfig,
-  sandbox: Sandbox,
-  env: Readonly<Record<string, string | undefined>>,
-): void {
+function refuseHiddenPrograms(config: PatchgateConfig, sandbox: Sandbox): void {
   if (sandbox.isolation.mode !== 'bwrap') return;
   // Only the tests run here: the other layers' programs are the check's to look up.
-  const programs = configuredPrograms(config, () => false, scrubbedEnv(env));
+  const programs = configuredPrograms(config, () => false, sandbox.environment());
   const hidden = programFindings(
     programs.map((program) => ({
       program,

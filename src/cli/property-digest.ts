@@ -11,7 +11,6 @@ import { HarnessClient } from '../runners/harness/client.js';
 import { PYTHON_ADAPTER_PATH } from '../runners/harness/python-adapter.js';
 import { limitsFromConfig, openSandbox } from '../sandbox/open.js';
 import { findModules } from '../util/find-modules.js';
-import { scrubbedEnv } from '../util/scrub-env.js';
 import type { CliIO } from './io.js';
 import { workingCopy } from './working-copy.js';
 
@@ -54,11 +53,11 @@ async function findFixture(
   const hits = config.hits;
   if (!hits) return undefined;
   let fixture: string | undefined;
-  const env = scrubbedEnv(io.env);
-  const sandbox = await openSandbox(io.env.PATH, {
+  const sandbox = await openSandbox(io.env, {
     readOnly: config.sandbox.readOnly,
     limits: limitsFromConfig(config.sandbox.limits),
   });
+  const env = sandbox.environment();
   if (!fixture) {
     const modules = await findModules(root, hits.properties);
     if (modules.length > 0) {

@@ -1,8 +1,11 @@
-import type { Finding, Override } from './types.js';
+import type { Finding, Override, OverrideTokens } from './types.js';
 
-/** A human override counts only when the variable holds something; whitespace is not a token. */
-export function overrideActive(env: Readonly<Record<string, string | undefined>>, variable: string): boolean {
-  return (env[variable] ?? '').trim().length > 0;
+/**
+ * The override tokens of `env`, the only thing layers learn of it. A token
+ * counts only when the variable holds something; whitespace is not a token.
+ */
+export function overrideTokens(env: Readonly<Record<string, string | undefined>>): OverrideTokens {
+  return { active: (variable) => (env[variable] ?? '').trim().length > 0 };
 }
 
 /**

@@ -85,8 +85,12 @@ export interface LayerContext {
   changes: readonly Change[];
   /** Every contract file the enabled layers name, plus the config. */
   contracts: readonly NamedContract[];
-  /** The environment the gate may read (override tokens). Head code never sees it. */
-  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Which human override tokens this run was given. A layer never sees the
+   * gate's environment itself: CI secrets stay out of reach of every layer,
+   * and head processes get theirs from the sandbox alone.
+   */
+  overrides: OverrideTokens;
   /** The date freezes are judged against (YYYY-MM-DD), injected by CI; never read from the repository. */
   today: string;
   /** Where layers keep the logs and reports of the processes they start. */
@@ -103,7 +107,11 @@ export interface LayerContext {
   frozen: { base: FrozenContracts; head: FrozenContracts };
   /** The patch's hunks (base..head, no context), computed once on first use. */
   hunks(): Promise<readonly Hunk[]>;
-  /** What the layers that ran before this one proved about properties (see PropertyProof). */
+  /**
+   * What the layers this one declares in `after` proved about properties
+   * (see PropertyProof), as a copy: a layer cannot edit another's proofs, and
+   * one that declares nothing is given none.
+   */
   proofs: readonly PropertyProof[];
   /** The layers that ran before this one, in order (a skipped or disabled layer proves nothing). */
   layersRun: readonly string[];
@@ -114,6 +122,11 @@ export interface LayerContext {
    * one listens. Never affects the verdict.
    */
   progress?: ProgressReport;
+}
+
+/** The human override tokens of a run: a variable counts when it holds something other than whitespace. */
+export interface OverrideTokens {
+  active(variable: string): boolean;
 }
 
 /** A flake a valid, human-owned freeze row covers: shown, never counted as a hit or a pass. */
@@ -196,12 +209,26 @@ export interface LayerOutcome {
 
 export interface Layer {
   readonly name: string;
-  /** Runs only when every earlier layer passed (seed 002's order), unless the run asks for all layers. */
+  /** Runs only when every earlier layer passed (it judges only a patch the cheaper layers let through), unless the run asks for all layers. */
   readonly onlyAfterClean?: boolean;
   /** Starts head code (through the sandbox); never run when the sandbox is required and missing. */
   readonly runsHeadCode?: boolean;
-  /** Reads the head's first test run (the pipeline starts it early, in the background, for such layers). */
-  readonly usesTestRuns?: boolean;
+  /**
+   * What the layer reads of the test runs: the head's first run (the pipeline
+   * starts it early, in the background, for such layers), the base's list of
+   * its tests (started beside it), and the census of which tests generated
+   * examples (asked of the runner on those runs).
+   */
+  readonly testRuns?: {
+    readonly headRun?: boolean;
+    readonly baseInventory?: boolean;
+    readonly census?: boolean;
+  };
+  /**
+   * Layers whose proofs this one reads. The pipeline refuses an order that
+   * runs any of them after this one, and hands this layer their proofs only.
+   */
+  readonly after?: readonly string[];
   enabled(config: PatchgateConfig): boolean;
   /** Contract files this layer reads from the base, given the base config. */
   contractFiles(config: PatchgateConfig): NamedContract[];

@@ -6,12 +6,16 @@ export interface SandboxSettings {
   limits?: Partial<Limits>;
 }
 
-/** Detects what isolation this machine offers and opens the door head code goes through. */
+/**
+ * Detects what isolation this machine offers (bubblewrap and its helpers on
+ * the host's PATH) and opens the door head code goes through. `hostEnv` is
+ * the gate's environment: the sandbox alone decides what of it head code sees.
+ */
 export async function openSandbox(
-  searchPath: string | undefined,
+  hostEnv: Readonly<Record<string, string | undefined>>,
   settings: SandboxSettings = {},
 ): Promise<Sandbox> {
-  return new Sandbox(await detectIsolation(searchPath), settings);
+  return new Sandbox(await detectIsolation(hostEnv.PATH), { ...settings, hostEnv });
 }
 
 /** The base config's `sandbox.limits` (in MiB) as byte limits. */

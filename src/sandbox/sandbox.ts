@@ -43,6 +43,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pushAll } from '../util/arrays.js';
+import { scrubbedEnv } from '../util/scrub-env.js';
 import { type FolderUsage, measureFolder, measureFolderSync, watchDisk } from './disk-watch.js';
 import { HOW_TO_ENABLE_NETWORK, type Isolation } from './isolation.js';
 import { killTree, OWN_PROCESS_GROUP } from './kill.js';
@@ -70,7 +71,11 @@ type StdioTarget = 'pipe' | 'ignore' | number;
 export interface SandboxSpec {
   argv: readonly string[];
   cwd: string;
-  /** The whole environment of the process. */
+  /**
+   * Variables the process gets on top of the sandbox's own environment (the
+   * host's PATH, HOME, locale and temp folder, nothing else; see
+   * `Sandbox.environment`): the base config's, and the gate's instruments'.
+   */
   env: Readonly<Record<string, string>>;
   /** Folders the process may write: its own checkout and scratch. */
   writable: readonly string[];
@@ -223,8 +228,15 @@ export class Sandbox {
       limits?: Partial<Limits>;
       /** Read-only folders every head process sees (the base config's `sandbox.readOnly`). */
       readOnly?: readonly string[];
+      /**
+       * The gate's own environment. Only what `scrubbedEnv` lets through
+       * reaches a head process: override tokens, CI secrets and cloud
+       * credentials stay here, whatever a caller passes.
+       */
+      hostEnv?: Readonly<Record<string, string | undefined>>;
     } = {},
   ) {
+    this.baseEnv = scrubbedEnv(options.hostEnv ?? {});
     let host: string | undefined;
     try {
       host = readFileSync('/etc/resolv.conf', 'utf8');
@@ -232,6 +244,17 @@ export class Sandbox {
       host = undefined;
     }
     this.resolvConf = sandboxResolvConf(host);
+  }
+
+  private readonly baseEnv: Readonly<Record<string, string>>;
+
+  /**
+   * The environment a head process started with `extra` gets (before the
+   * sandbox moves HOME and the temp folder into its private /tmp). The gate
+   * reads it to find a program the way the process will.
+   */
+  environment(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+    return { ...this.baseEnv, ...extra };
   }
 
   get limits(): Limits {
@@ -369,6 +392,8 @@ export class Sandbox {
     const [program, ...args] = spec.argv;
     if (program === undefined || program === '')
       throw new TypeError('Sandbox.spawn: argv must name a program');
+    // The door composes the environment itself: a caller adds variables, it can never pass the gate's own.
+    spec = { ...spec, env: this.environment(spec.env) };
     for (const dir of spec.writable) this.grantSync(dir);
     const stdio = [...spec.stdio, ...(spec.channel ? (['pipe'] as const) : [])];
     const limits = this.limits;

@@ -9,8 +9,8 @@ export type Texts = Record<string, string>;
 /**
  * The part of a LayerContext the toolchain and reach checks read: the
  * changes, the config, each revision's committed text (in-memory maps), and
- * for the Python parser the real sandbox, a log dir, the environment and the
- * abort signal. The changes are derived from the two maps, as git would list
+ * for the Python parser the real sandbox (whose environment head code
+ * gets), a log dir and the abort signal. The changes are derived from the two maps, as git would list
  * them.
  */
 export async function reachContext(
@@ -33,7 +33,6 @@ export async function reachContext(
     head: revision(head),
     sandbox: await testSandbox(),
     logDir: tempDir('pg-reach-'),
-    env: process.env,
     signal: new AbortController().signal,
   } as unknown as LayerContext;
 }

@@ -9,6 +9,6 @@ let opened: Promise<Sandbox> | undefined;
  * through the same door the gate uses.
  */
 export function testSandbox(): Promise<Sandbox> {
-  opened ??= openSandbox(process.env.PATH);
+  opened ??= openSandbox(process.env);
   return opened;
 }

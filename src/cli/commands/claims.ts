@@ -174,7 +174,7 @@ export async function claimsCommand(args: string[], io: CliIO): Promise<number> 
   const python: PythonCandidates = async (sources) => {
     logDir = await mkdtemp(path.join(tmpdir(), 'patchgate-claims-'));
     // Our own parser on the committed text, but of the patch's files: through the door all the same.
-    const sandbox = await openSandbox(io.env.PATH, {
+    const sandbox = await openSandbox(io.env, {
       readOnly: config.sandbox.readOnly,
       limits: limitsFromConfig(config.sandbox.limits),
     });
@@ -183,7 +183,6 @@ export async function claimsCommand(args: string[], io: CliIO): Promise<number> 
       return await sandboxedPythonCandidates({
         sandbox,
         logDir,
-        env: io.env,
         signal: io.signal,
         python: config.claims?.python ?? 'python3',
       })(sources);

@@ -11,7 +11,6 @@ import { findRepoRoot } from '../../git/revisions.js';
 import type { SeedReplay } from '../../layers/seeds/model.js';
 import { replayTape } from '../../layers/seeds/replay-tape.js';
 import { limitsFromConfig, openSandbox } from '../../sandbox/open.js';
-import { scrubbedEnv } from '../../util/scrub-env.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { shellCommand } from '../shell-quote.js';
@@ -102,7 +101,7 @@ interface Problem {
 }
 
 /**
- * `patchgate explore`: seed 002's nightly seed-varied pass. The gate replays
+ * `patchgate explore`: the nightly pass with varied seeds. The gate replays
  * fixed seeds so its verdicts are reproducible; this runs the tape's
  * properties at fresh random seeds on the working tree (main, on a schedule)
  * and prints each counterexample as the `seeds add` command that records it,
@@ -155,7 +154,7 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
   try {
     copy = await workingCopy(git.at(root), root, io.pid ?? 0);
     // Exploring runs the working tree's own property code: through the sandbox like any head code.
-    const sandbox = await openSandbox(io.env.PATH, {
+    const sandbox = await openSandbox(io.env, {
       readOnly: config.sandbox.readOnly,
       limits: limitsFromConfig(config.sandbox.limits),
     });
@@ -164,7 +163,7 @@ export async function exploreCommand(args: string[], io: CliIO, deps: ExploreDep
       root: copy.root,
       rows,
       config: cfg,
-      env: { ...scrubbedEnv(io.env), ...cfg.env },
+      env: sandbox.environment(cfg.env),
       sandbox,
       logDir,
       signal: io.signal,

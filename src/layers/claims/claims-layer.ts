@@ -79,7 +79,7 @@ const sameClaim = (a: Claim, b: Claim) =>
   JSON.stringify(a.covers) === JSON.stringify(b.covers);
 
 /**
- * Seed 003's claim matrix: every behavioural claim of the base's matrix must
+ * The claim matrix: every behavioural claim of the base's matrix must
  * be bound, on the head, to a fixture a human locked, a property that ran
  * and can fail, and an open freeze-window entry. The matrix and the ledger
  * are contract files of the base; the evidence is this run's.
@@ -87,7 +87,8 @@ const sameClaim = (a: Claim, b: Claim) =>
 export const claimsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
-  usesTestRuns: true,
+  testRuns: { headRun: true, census: true },
+  after: ['hits', 'seeds'],
   enabled: (config: PatchgateConfig) => config.claims?.enabled === true,
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
@@ -424,7 +425,6 @@ async function uncoveredChanges(
     python: sandboxedPythonCandidates({
       sandbox: ctx.sandbox,
       logDir: ctx.logDir,
-      env: ctx.env,
       signal: ctx.signal,
       python: cfg.python,
     }),

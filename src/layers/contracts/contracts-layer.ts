@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import type { Change } from '../../git/changes.js';
-import { acceptedByHuman, overrideActive } from '../override.js';
+import { acceptedByHuman } from '../override.js';
 import type { Finding, Layer, LayerContext, NamedContract, Override } from '../types.js';
 
 const LAYER = 'contracts';
@@ -45,7 +45,7 @@ export const contractsLayer: Layer = {
 
     // A human commit may touch contracts (a maintainer editing a CI workflow): a human job says so with a token.
     const variable = ctx.config.contracts.overrideTokenEnv;
-    const overridden = overrideActive(ctx.env, variable);
+    const overridden = ctx.overrides.active(variable);
     const overrides: Override[] = [];
     const touched = (change: Change) => {
       const reason =

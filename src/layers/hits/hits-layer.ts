@@ -3,7 +3,6 @@ import { contractReadOptions } from '../../config/contract-file.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { contractFilesOf } from '../../contracts/registry.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
-import { scrubbedEnv } from '../../util/scrub-env.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
 import { attachEdits } from '../test-edits/attach.js';
@@ -64,7 +63,7 @@ export const hitsLayer: Layer = {
     const read = contractReadOptions(ctx.config, ctx.signal);
     const locked = await lockedFixtureDigests(ctx.frozen.base, ctx.config, 'the base revision', read);
     const ledger = await readFlakeLedger(ctx.frozen.base, hits.ledger, 'the base revision', read);
-    const childEnv = scrubbedEnv(ctx.env);
+    const childEnv = ctx.sandbox.environment();
     // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
     const poolFor = (root: string) =>
       new PropertyPool({

@@ -130,7 +130,11 @@ function f(
   return { code, layer: LAYER, severity, message, evidence };
 }
 
-/** Seed 000's decision table, on the head, against the base. */
+/**
+ * The hits decision table, on the head against the base: a property that
+ * lost hits rejects, a flake counts only under its own ledger row and locked
+ * digest, and an expired row fails closed.
+ */
 export function judge(input: JudgeInput): JudgeOutput {
   const findings: Finding[] = [];
   const frozen: FrozenItem[] = [];

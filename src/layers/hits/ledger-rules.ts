@@ -56,7 +56,7 @@ export interface LedgerVerdict {
    *
    * A stale row is still checked by every rule that does not need the
    * property (cause class, freeze_hits, action, expiry, the CLOCK cap), as
-   * seed 000's ledger check fails on those for any row; the digest and
+   * a ledger row is invalid without them whatever its property; the digest and
    * EXTERNAL_IO rules need the property's fixture and are skipped.
    */
   stale: StaleRow[];

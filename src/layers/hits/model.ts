@@ -1,6 +1,7 @@
 /**
  * The shared vocabulary of the hits layer: what a property is, what a run of
- * its check produced, and the per-revision hit report (seed 000 field names).
+ * its check produced, and the per-revision hit report (field names as the original proposal's
+ * hit_report.json has them, so its tools read ours).
  */
 
 export type Status = 'pass' | 'fail';

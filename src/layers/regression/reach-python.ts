@@ -100,7 +100,6 @@ export async function pythonReach(
     label: 'reach-python',
     script: PYTHON_REACH_PATH,
     python: 'python3',
-    env: ctx.env,
     signal: ctx.signal,
     texts,
     settings: { words: RUNNER_WORD_SOURCE, testFlag: TEST_FLAG_SOURCE, manifests },

@@ -20,7 +20,7 @@ import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { pushAll } from '../../util/arrays.js';
 import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
-import { acceptedByHuman, overrideActive, waivable } from '../override.js';
+import { acceptedByHuman, waivable } from '../override.js';
 import { waivedBySignature } from '../signature-waiver.js';
 import { attachEdits, queryOf } from '../test-edits/attach.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
@@ -47,7 +47,7 @@ function firstProblem(t: TestOutcome): { kind: string; message: string; body?: s
 export const regressionLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
-  usesTestRuns: true,
+  testRuns: { headRun: true, baseInventory: true },
   enabled: (config: PatchgateConfig) => config.tests !== undefined,
   contractFiles: () => [],
   async run(ctx: LayerContext) {
@@ -55,7 +55,7 @@ export const regressionLayer: Layer = {
     const tests = ctx.tests;
     if (!cfg || !tests) return { findings: [] };
     const variable = cfg.overrideTokenEnv;
-    const overridden = overrideActive(ctx.env, variable);
+    const overridden = ctx.overrides.active(variable);
     const findings: Finding[] = [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];

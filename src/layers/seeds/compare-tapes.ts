@@ -8,7 +8,7 @@ function where(tape: Tape, row: TapeRow): { file: string; line?: number } {
 }
 
 /**
- * Seed 001's two tape rules, base against head: seeds only grow, and
+ * The tape's two rules, base against head: seeds only grow, and
  * `min_examples` may stay or rise. A stored counterexample or path is part
  * of what a seed records, so losing one is a dropped seed too. `headProblem`
  * is why the head has no readable tape (deleted, or invalid): then every

@@ -8,7 +8,6 @@ import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { breachEvidence } from '../../sandbox/sandbox.js';
 import { pushAll } from '../../util/arrays.js';
-import { scrubbedEnv } from '../../util/scrub-env.js';
 import { ProgressTally } from '../progress.js';
 import { attachEdits, queryOfNodeId } from '../test-edits/attach.js';
 import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
@@ -101,7 +100,7 @@ export function replayFinding(tape: Tape, row: TapeRow | undefined, r: SeedRepla
 }
 
 /**
- * Seed 001's tape: the base's recorded seeds replay on the head's code at no
+ * The seed tape: the base's recorded seeds replay on the head's code at no
  * fewer examples than the base's floor, and the head's copy of the tape may
  * only grow. The base tape decides what runs and how (runner, switch,
  * command), so a patch cannot weaken the replay by editing the tape.
@@ -153,7 +152,7 @@ export const seedsLayer: Layer = {
         rows: tape.rows,
         config: cfg,
         // The base config's variables, never the head's: `seeds.env` is read from the base.
-        env: { ...scrubbedEnv(ctx.env), ...cfg.env },
+        env: ctx.sandbox.environment(cfg.env),
         sandbox: ctx.sandbox,
         logDir,
         signal: ctx.signal,

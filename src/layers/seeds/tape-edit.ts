@@ -5,7 +5,7 @@ import { type JsonNode, JsonSyntaxError, parseJson, toPlainValue } from '../../j
 import { pushAll } from '../../util/arrays.js';
 
 /**
- * `patchgate seeds add`: the human path onto the seed tape. Seed 001's rules
+ * `patchgate seeds add`: the human path onto the seed tape. The tape's rules
  * hold for humans too: seeds only grow and `min_examples` may stay or rise,
  * so this edit never removes or lowers anything. It edits the file's raw JSON
  * value rather than re-emitting parsed rows, so entries it does not touch

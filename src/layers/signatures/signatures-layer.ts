@@ -47,7 +47,7 @@ function nearMiss(
 }
 
 /**
- * Seed 001's signature freeze: every failure and every skip of the head's
+ * The signature freeze: every failure and every skip of the head's
  * tests must be covered by a human-owned row of the base's freeze file,
  * matched on the signature (kind + normalized message), never on the test
  * name — renaming a test does not escape its row.
@@ -55,7 +55,7 @@ function nearMiss(
 export const signaturesLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
-  usesTestRuns: true,
+  testRuns: { headRun: true },
   enabled: (config: PatchgateConfig) => config.signatures?.enabled === true && config.tests !== undefined,
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {

@@ -55,7 +55,7 @@ export function rerunsAtOnce(config: PatchgateConfig): number {
 }
 
 /**
- * Seed 002's stability probe: run the head's tests N times; a test whose
+ * The stability probe: run the head's tests N times; a test whose
  * outcome differs is flaky. Flaky on the base too → pre-existing (accepted
  * only under an unexpired, owned freeze row); stable on the base, or absent
  * there → the patch introduced nondeterminism: NEW_FLAKE, never freezable.

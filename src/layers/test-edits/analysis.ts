@@ -247,7 +247,6 @@ export async function analyzeTestEdits(ctx: LayerContext): Promise<TestEditAnaly
   for (const [k, r] of await pythonFacts(python, {
     sandbox: ctx.sandbox,
     logDir: ctx.logDir,
-    env: ctx.env,
     signal: ctx.signal,
   }))
     readings.set(k, r);

@@ -14,7 +14,6 @@ export const PYTHON_TEST_EDITS_PATH: string = shippedPythonFile('patchgate_test_
 export interface PythonFactsOptions {
   sandbox: Sandbox;
   logDir: string;
-  env: Readonly<Record<string, string | undefined>>;
   signal?: AbortSignal;
   python?: string;
 }
@@ -34,7 +33,6 @@ export async function pythonFacts(
     label: 'test-edits-python',
     script: PYTHON_TEST_EDITS_PATH,
     python: opts.python ?? 'python3',
-    env: opts.env,
     ...(opts.signal ? { signal: opts.signal } : {}),
     texts,
   });

@@ -8,7 +8,7 @@
  * scorecard lists every edit and the finding that explained it, if any.
  */
 import type { PatchgateConfig } from '../../config/schema.js';
-import { acceptedByHuman, overrideActive, waivable } from '../override.js';
+import { acceptedByHuman, waivable } from '../override.js';
 import type { Finding, Layer, LayerContext, Override } from '../types.js';
 import { testEditsOf } from './analysis.js';
 import { editClause, editEvidence, MAX_ATTACHED } from './attach.js';
@@ -25,7 +25,7 @@ export const testEditsLayer: Layer = {
     const analysis = await testEditsOf(ctx);
     const reject = ctx.config.tests?.weakened === 'reject';
     const variable = ctx.config.tests?.overrideTokenEnv ?? 'PATCHGATE_TESTS_OVERRIDE';
-    const overridden = reject && overrideActive(ctx.env, variable);
+    const overridden = reject && ctx.overrides.active(variable);
     const overrides: Override[] = [];
     const left = analysis.unexplained();
     const groups = new Map<string, TestEdit[]>();

@@ -9,7 +9,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Sandbox } from '../../sandbox/sandbox.js';
-import { scrubbedEnv } from '../../util/scrub-env.js';
 import { runLogged } from '../tests/run-tests.js';
 
 export interface PythonParseOptions {
@@ -20,8 +19,6 @@ export interface PythonParseOptions {
   /** The shipped script (see `shippedPythonFile`). */
   script: string;
   python: string;
-  /** The gate's environment; scrubbed before the parser sees it. */
-  env: Readonly<Record<string, string | undefined>>;
   signal?: AbortSignal;
   /** Key → Python source text. */
   texts: ReadonlyMap<string, string>;
@@ -50,7 +47,7 @@ export async function parsePythonTexts(opts: PythonParseOptions): Promise<Record
     cwd: io,
     writable: [io],
     argv: [opts.python, '-I', '-S', opts.script, requestFile, answerFile],
-    env: scrubbedEnv(opts.env),
+    env: {},
     timeoutMs: 60_000,
     outDir: opts.logDir,
     label: opts.label,

@@ -20,8 +20,8 @@
  * A file Python cannot parse is answered with its SyntaxError and line; the
  * caller turns that into a warning with no candidates, never a crash.
  *
- * The adapter takes a sandbox, a log folder, the environment, a signal and
- * the interpreter rather than a whole LayerContext, so the CLI can call it.
+ * The adapter takes a sandbox (which gives head code its environment), a
+ * log folder, a signal and the interpreter rather than a whole LayerContext, so the CLI can call it.
  */
 import type { Hunk } from '../../../git/hunks.js';
 import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
@@ -76,8 +76,6 @@ export interface PythonAdapterOptions {
   sandbox: Sandbox;
   /** Receives the io folder and the parser's logs. */
   logDir: string;
-  /** The gate's environment; scrubbed before the parser sees it. */
-  env: Readonly<Record<string, string | undefined>>;
   signal?: AbortSignal;
   /** The interpreter (`claims.python`), looked up on PATH. */
   python: string;

@@ -1,6 +1,5 @@
 /**
- * Claim candidates from the production delta (seed 003, "extract claims from
- * the production delta"): the new returns, throws and raises, status codes,
+ * Claim candidates from the production delta: the new returns, throws and raises, status codes,
  * persisted fields and changed comparisons on the added lines of the
  * production hunks. Each one is a place where a human writes a claim with a
  * bound ("never exceeds", "maps to 504"); patchgate only points at them.

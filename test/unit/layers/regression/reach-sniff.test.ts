@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { PatchgateConfigInput } from '../../../../src/config/schema.js';
 import { reachFindings } from '../../../../src/layers/regression/reach.js';
 import type { Finding } from '../../../../src/layers/types.js';
+import { Sandbox } from '../../../../src/sandbox/sandbox.js';
 import { tempDir } from '../../../helpers/gitdir.js';
 import { reachContext, type Texts } from '../../../helpers/reach-context.js';
 
@@ -653,7 +654,11 @@ describe('reach: Python code that sniffs the test run', () => {
 
   it('is an error, never a pass, when the sandboxed Python reader gives no answer (no interpreter on PATH)', async () => {
     const ctx = await reachContext({}, { 'src/calc.py': 'import sys\nX = sys.argv\n' }, PYTEST);
-    const broken = { ...ctx, env: { ...ctx.env, PATH: tempDir('pg-no-python-') } };
+    // The sandbox gives head processes their PATH: one opened where the host's PATH has no interpreter.
+    const sandbox = new Sandbox(ctx.sandbox.isolation, {
+      hostEnv: { ...process.env, PATH: tempDir('pg-no-python-') },
+    });
+    const broken = { ...ctx, sandbox };
     await expect(reachFindings(broken, 'regression')).rejects.toThrow(/python3 -I -S \S*patchgate_reach\.py/);
   });
 

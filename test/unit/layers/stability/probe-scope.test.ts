@@ -79,7 +79,6 @@ async function scope(c: Case): Promise<ProbeScope> {
         label: `imports-${++n}`,
         script: PYTHON_IMPORTS_PATH,
         python: 'python3',
-        env: process.env,
         texts,
       }),
     ...(c.base
@@ -98,7 +97,6 @@ async function scope(c: Case): Promise<ProbeScope> {
               label: 'changed-names',
               script: PYTHON_CHANGED_NAMES_PATH,
               python: 'python3',
-              env: process.env,
               texts,
               settings: { modules },
             }),

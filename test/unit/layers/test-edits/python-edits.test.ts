@@ -17,7 +17,6 @@ async function read(texts: Record<string, string>): Promise<Record<string, FileF
   const answer = await pythonFacts(new Map(Object.entries(texts)), {
     sandbox,
     logDir: tempDir('pg-test-edits-'),
-    env: process.env,
   });
   const out: Record<string, FileFacts> = {};
   for (const [k, r] of answer) {
@@ -330,7 +329,6 @@ describe('conftest.py and the file around the tests', () => {
     const answer = await pythonFacts(new Map([['x', 'def test_a(:\n    pass\n']]), {
       sandbox,
       logDir: tempDir('pg-test-edits-'),
-      env: process.env,
     });
     expect(answer.get('x')).toMatchObject({ ok: false, line: 1 });
   });

@@ -19,7 +19,7 @@ function adapter() {
   const logDir = tempDir('pg-claims-py-');
   return {
     logDir,
-    python: sandboxedPythonCandidates({ sandbox, logDir, env: process.env, python: 'python3' }),
+    python: sandboxedPythonCandidates({ sandbox, logDir, python: 'python3' }),
   };
 }
 
@@ -117,7 +117,7 @@ describe('sandboxedPythonCandidates (real Python, in the sandbox)', () => {
 
   it('fails with the exit code and log when the interpreter gives no answer', async () => {
     const logDir = tempDir('pg-claims-py-');
-    const python = sandboxedPythonCandidates({ sandbox, logDir, env: process.env, python: 'false' });
+    const python = sandboxedPythonCandidates({ sandbox, logDir, python: 'false' });
     await expect(python([{ file: 'a.py', side: 'head', text: 'x = 1\n' }])).rejects.toThrow(/gave no answer/);
   });
 });
