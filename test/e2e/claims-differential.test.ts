@@ -8,23 +8,23 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseClaimMatrix } from '../../src/contracts/claim-matrix.js';
 import { ContractFileError } from '../../src/errors.js';
 import { parseClaimLedger } from '../../src/freeze/claim-ledger.js';
-import { parseClaimMatrix } from '../../src/contracts/claim-matrix.js';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { pythonEnv, sharedFile } from '../helpers/shared.js';
 
-const SCORER = sharedFile('reference', 'seed003', 'score_claims.py');
-
 /** Runs the seed's scorer: its exit code and what it printed (a crash is a traceback on stderr). */
 function seedScore(cwd: string, matrix: string, ledger: string, extra: string[] = []) {
+  // Looked up in the test, outside the try below: without the shared folder the test skips (outside CI) or fails.
+  const scorer = sharedFile('reference', 'seed003', 'score_claims.py');
   const m = path.join(cwd, '.seed-matrix.yaml');
   const l = path.join(cwd, '.seed-ledger.json');
   writeFileSync(m, matrix);
   writeFileSync(l, ledger);
   try {
-    const out = execFileSync('/usr/bin/python3', [SCORER, '--matrix', m, '--ledger', l, ...extra], {
+    const out = execFileSync('/usr/bin/python3', [scorer, '--matrix', m, '--ledger', l, ...extra], {
       cwd,
       env: pythonEnv(),
       encoding: 'utf8',
