@@ -78,10 +78,10 @@ export const DEFAULT_PROTECTED_GLOBS = [
 
 const canonicalFixture = z.strictObject({
   file: repoPath.describe(
-    'The JSON fixture whose canonical form is digested (seed 000: fixtures/lock.json).',
+    'The JSON fixture whose canonical form (sorted keys, Python `json.dumps` spacing) is digested, e.g. fixtures/lock.json.',
   ),
   digest: repoPath.describe(
-    'The file holding the expected SHA-256 hex digest (seed 000: fixtures/lock.sha256).',
+    'The file holding the expected SHA-256 hex digest of that canonical form, e.g. fixtures/lock.sha256.',
   ),
 });
 
@@ -175,7 +175,11 @@ const hitsSchema = z
       .array(z.tuple([z.string().min(1), z.string().min(1)]))
       .default([])
       .describe('Field pairs perturbed together; only these, never the full product.'),
-    ledger: repoPath.default('flake_ledger.json').describe('The cause-class flake ledger (seed 000 format).'),
+    ledger: repoPath
+      .default('flake_ledger.json')
+      .describe(
+        'The flake ledger: per property, known flakes by cause class, each with owner, expiry and the fixture digest it was seen under (see docs/freeze-ledger.md).',
+      ),
   })
   .describe(
     'Layer `hits`: can each property still be failed by its locked fixture, and did the hit surface shrink?',
@@ -188,7 +192,9 @@ const seedsSchema = z
     enabled: z.boolean().default(true).describe('Run the seeds layer.'),
     tape: repoPath
       .default('property_seeds.json')
-      .describe('The seed tape (seed 001 format): recorded counterexample seeds and example floors.'),
+      .describe(
+        'The seed tape: per property, the seeds that once found a counterexample (replayed on every patch) and a floor on examples (see docs/seed-tape.md).',
+      ),
     properties: z
       .array(repoGlob)
       .default([])
@@ -356,11 +362,15 @@ const signaturesSchema = z
     enabled: z.boolean().default(true),
     freeze: repoPath
       .default('flake_signatures.json')
-      .describe('The signature freeze (seed 001 format, plus owner/expiry/action).'),
+      .describe(
+        'The signature freeze: failure signatures (kind and normalized message) that were already failing, each with owner, expiry and action.',
+      ),
     scheme: z
       .enum(['patchgate', 'seed'])
       .default('patchgate')
-      .describe("How new rows normalize messages; `seed` reproduces seed 001's hashes."),
+      .describe(
+        "How new rows normalize messages; `seed` reproduces the hashes of the original proposal's `normalize_message` (which replaces digits first), for rows its script wrote.",
+      ),
   })
   .describe('Layer `signatures`: every failure and skip must be a known, frozen signature.');
 
@@ -451,7 +461,11 @@ export const configSchema = z
           .min(1)
           .default(['testdata'])
           .describe('Folders (or files) whose raw bytes are locked by the tree lock.'),
-        lock: repoPath.default('FIXTURE_LOCK.json').describe('The tree lock file (seed 001 format).'),
+        lock: repoPath
+          .default('FIXTURE_LOCK.json')
+          .describe(
+            'The tree lock file: the raw-byte SHA-256 of every fixture file under the fixture folders, and the override variable.',
+          ),
         owner: z
           .string()
           .min(1)
@@ -461,7 +475,7 @@ export const configSchema = z
           .array(canonicalFixture)
           .default([])
           .describe(
-            'JSON fixtures digested canonically (seed 000: fixtures/lock.json + fixtures/lock.sha256).',
+            'JSON fixtures whose canonical form is checked against a digest file, e.g. fixtures/lock.json with fixtures/lock.sha256.',
           ),
       })
       .default({
