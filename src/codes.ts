@@ -359,7 +359,7 @@ export const REASON_CODES = {
   FREEZE_COVERS_NEW_FAILURE: {
     meaning:
       "A failure or skip of the head's tests matches a human freeze row, but it is not one that was already there: the base does not show it for that test (nor for a test the patch renamed), and reruns on the head show it every time.",
-    why: 'A freeze excuses only what was already failing, or a flake. A failure the patch produces every time is new, whatever its wording: a row frozen for another test cannot waive it.',
+    why: 'A freeze excuses only what was already failing, or a flake. A failure the patch produces every time is new, whatever its wording: a row frozen for another test cannot excuse it.',
     next: "Fix the code so the test passes again. If the failure really is the one the row describes, a human checks the base's run of that test; the finding names the row it tried to match.",
   },
   CONTRACT_WRITTEN: {

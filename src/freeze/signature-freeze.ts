@@ -32,7 +32,7 @@ import { type Freeze, isExpired } from './model.js';
  * template is generic (a skip or failure with no text of its own, see
  * `isGenericTemplate`) covers nothing unless it names its test: every
  * message-less skip of every test has the same hash, so an unbound row would
- * waive them all. `patchgate signatures add` binds such rows itself.
+ * excuse them all. `patchgate signatures add` binds such rows itself.
  *
  * Only `sha256` is required by the reader, so rows written by the seed's
  * script load. Such a row is an *incomplete* freeze: without an owner, an

@@ -20,7 +20,7 @@ import type { SignatureScheme } from '../signatures/normalize.js';
 import { failureSignature, skipKind } from '../signatures/signature.js';
 
 /** A failure (or skip) of one test that a freeze row's signature matched. */
-export interface WaiverCandidate {
+export interface ExcuseCandidate {
   test: TestOutcome;
   kind: string;
   message: string;
@@ -37,7 +37,7 @@ export type Excuse =
 export interface ExcuseOptions {
   tests: TestSession;
   scheme: SignatureScheme;
-  candidates: readonly WaiverCandidate[];
+  candidates: readonly ExcuseCandidate[];
   /** The tree whose reruns can show a failure intermittent: the head's (its own run) or the overlay's. */
   rerunOn: 'head' | 'overlay';
   /** Test files the patch deleted or renamed away (base paths): where a renamed test's old self lives. */
@@ -82,7 +82,7 @@ function byId(run: SuiteRun | undefined): Map<string, TestOutcome[]> {
 export async function excuses(opts: ExcuseOptions): Promise<Excuse[]> {
   const { tests, scheme, candidates } = opts;
   const out: (Excuse | undefined)[] = candidates.map(() => undefined);
-  const sig = (c: WaiverCandidate) => failureSignature(c.kind, c.message, scheme).sha256;
+  const sig = (c: ExcuseCandidate) => failureSignature(c.kind, c.message, scheme).sha256;
 
   // 1. The same test on the base.
   const onBase: number[] = [];

@@ -13,11 +13,11 @@ export function overrideTokens(env: Readonly<Record<string, string | undefined>>
  * records the override for the scorecard (the variable's name, never its value).
  */
 /**
- * A finding a human job may waive, marked with the variable that does it, so
+ * A finding a human job may override, marked with the variable that does it, so
  * the reviewer sees there is a human path (and which) without reading docs.
  */
-export function waivable(f: Finding, variable: string): Finding {
-  return { ...f, evidence: { ...f.evidence, waiver: variable } };
+export function overridable(f: Finding, variable: string): Finding {
+  return { ...f, evidence: { ...f.evidence, override: variable } };
 }
 
 export function acceptedByHuman(f: Finding, path: string, variable: string, overrides: Override[]): Finding {

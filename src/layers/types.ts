@@ -23,7 +23,7 @@ export interface Finding {
   evidence: Evidence;
 }
 
-/** A rule a human waived for this run (e.g. FIXTURE_OVERRIDE). The token's value is never recorded. */
+/** A rule a human overrode for this run (e.g. FIXTURE_OVERRIDE). The token's value is never recorded. */
 export interface Override {
   layer: string;
   code: ReasonCode;

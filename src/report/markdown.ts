@@ -74,14 +74,14 @@ function facts(e: Record<string, unknown>): string {
 
 /**
  * The finding's own next step (a layer's, which may quote the patch's paths: shown as code), else the
- * waiver a human job may give, else the code's general one (our words).
+ * override a human job may give, else the code's general one (our words).
  */
 function nextStep(f: Finding): string {
   const next = f.evidence.next;
   if (typeof next === 'string' && next !== '') return mdCode(shorten(next, 200));
-  const waiver = f.evidence.waiver;
-  if (typeof waiver === 'string' && waiver !== '')
-    return `fix the patch, or a human job sets ${mdCode(waiver)}`;
+  const override = f.evidence.override;
+  if (typeof override === 'string' && override !== '')
+    return `fix the patch, or a human job sets ${mdCode(override)}`;
   return isReasonCode(f.code) ? mdProse(shorten(REASON_CODES[f.code].next, 200)) : '';
 }
 

@@ -8,7 +8,7 @@
  *
  * The test errs on the side of "generic": calling a template generic only
  * binds its row to one test (a rename then needs a new row), while calling a
- * generic template distinctive would let one freeze waive every skip.
+ * generic template distinctive would let one freeze excuse every skip.
  */
 
 /** Words runners use in the text they generate for a skip or failure without a reason. */

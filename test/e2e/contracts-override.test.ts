@@ -16,7 +16,7 @@ async function judge(dir: string, env: Record<string, string | undefined>) {
   return { ...r, card: JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card, out };
 }
 
-describe('CONTRACT_TOUCHED and its human waiver', () => {
+describe('CONTRACT_TOUCHED and its human override', () => {
   /** A maintainer's commit that edits a CI workflow (temp folders live for one test). */
   const workflowEdit = () => {
     const repo = fixtureRepo({ '.github/workflows/ci.yml': 'on: push\n' });
@@ -28,7 +28,7 @@ describe('CONTRACT_TOUCHED and its human waiver', () => {
   };
   const TOKEN = 'maintainer-job-secret-7f3a';
 
-  it('rejects a commit touching a CI workflow and names the waiver a human job can give', async () => {
+  it('rejects a commit touching a CI workflow and names the override a human job can give', async () => {
     const r = await judge(workflowEdit().dir, { PATCHGATE_CONTRACTS_OVERRIDE: undefined });
     expect(r.code).toBe(1);
     expect(r.card.findings[0]).toMatchObject({
@@ -36,7 +36,7 @@ describe('CONTRACT_TOUCHED and its human waiver', () => {
       severity: 'reject',
       evidence: expect.objectContaining({
         path: '.github/workflows/ci.yml',
-        waiver: 'PATCHGATE_CONTRACTS_OVERRIDE',
+        override: 'PATCHGATE_CONTRACTS_OVERRIDE',
       }),
     });
     expect(r.card.findings[0]?.message).toContain(

@@ -115,7 +115,7 @@ describe('examples/invoice', () => {
       actual: sha256(readFileSync(repo.path('testdata/invoice_v3.json'))),
       lock: 'FIXTURE_LOCK.json',
       overridden: false,
-      waiver: 'FIXTURE_OVERRIDE',
+      override: 'FIXTURE_OVERRIDE',
       // What moved, not only two digests.
       format: 'json',
       changes: [{ key: 'total_cents', from: '1500', to: '1600' }],
@@ -169,7 +169,7 @@ describe('examples/invoice hits patches', () => {
 });
 
 describe('examples/python-invoice (real pytest: signatures and stability)', () => {
-  it('01-benign-with-frozen-flake: accepts, lists the frozen flake and the waived failures, keeps every run log', () => {
+  it('01-benign-with-frozen-flake: accepts, lists the frozen flake and the excused failures, keeps every run log', () => {
     const card = demoCard('python-invoice/01-benign-with-frozen-flake');
     expect(card.verdict).toBe('accept');
     expect(card.frozen).toEqual(

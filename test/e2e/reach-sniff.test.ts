@@ -85,7 +85,7 @@ def double(a):
       shape: 'module-registry',
       detail: 'pytest',
       reach: "looks for the test module 'pytest' in the module registry",
-      waiver: 'PATCHGATE_TESTS_OVERRIDE',
+      override: 'PATCHGATE_TESTS_OVERRIDE',
     });
     expect(f?.message).toMatch(/^src\/calc\.py:5: production code looks for the test module 'pytest'/);
     expect(String(f?.evidence.next)).toContain('PATCHGATE_TESTS_OVERRIDE');

@@ -247,7 +247,7 @@ describe('a weakened test with no regression beneath is TEST_WEAKENED (pytest)',
     const f = find(r.card, 'TEST_WEAKENED');
     expect(f).toMatchObject({
       severity: 'reject',
-      evidence: { edit: 'generator-narrowed', waiver: 'PATCHGATE_TESTS_OVERRIDE' },
+      evidence: { edit: 'generator-narrowed', override: 'PATCHGATE_TESTS_OVERRIDE' },
     });
     expect(f?.message).toContain(
       'narrowed the strategy of `x` from `st.integers()` to `st.just(3)` (a fixed value or set in place of a generator)',

@@ -66,7 +66,7 @@ export const contractsLayer: Layer = {
           ...(change.from ? { from: change.from } : {}),
           change: change.kind,
           ...reason,
-          waiver: variable,
+          override: variable,
           next: `land the contract change in its own human commit; the job that checks it sets ${variable}`,
         },
       };

@@ -84,7 +84,7 @@ function group(members: Finding[], above: number): Finding {
       tests: sorted.slice(0, GROUP_LIST_MAX).map(memberOf),
       ...(list.length > 0 ? { testEdits: list.slice(0, MAX_ATTACHED) } : {}),
       ...(list.length > MAX_ATTACHED ? { testEditsCount: list.length } : {}),
-      ...(first.evidence.waiver !== undefined ? { waiver: first.evidence.waiver } : {}),
+      ...(first.evidence.override !== undefined ? { override: first.evidence.override } : {}),
       next: first.evidence.next,
     },
   };

@@ -19,9 +19,9 @@ import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { pushAll } from '../../util/arrays.js';
-import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
-import { acceptedByHuman, waivable } from '../override.js';
-import { waivedBySignature } from '../signature-waiver.js';
+import { type ExcuseCandidate, excuses } from '../freeze-evidence.js';
+import { acceptedByHuman, overridable } from '../override.js';
+import { excusedBySignature } from '../signature-excuse.js';
 import { attachEdits, queryOf } from '../test-edits/attach.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
@@ -59,14 +59,17 @@ export const regressionLayer: Layer = {
     const findings: Finding[] = [];
     const overrides: Override[] = [];
     const frozen: FrozenItem[] = [];
-    const waive = (f: Finding, path: string): Finding =>
-      overridden ? acceptedByHuman(waivable(f, variable), path, variable, overrides) : waivable(f, variable);
+    const offerOverride = (f: Finding, path: string): Finding =>
+      overridden
+        ? acceptedByHuman(overridable(f, variable), path, variable, overrides)
+        : overridable(f, variable);
 
-    for (const f of await toolchainFindings(ctx, LAYER)) findings.push(waive(f, String(f.evidence.path)));
+    for (const f of await toolchainFindings(ctx, LAYER))
+      findings.push(offerOverride(f, String(f.evidence.path)));
     for (const f of await reachFindings(ctx, LAYER))
-      findings.push(waive(f, `${f.evidence.path}:${f.evidence.line}`));
+      findings.push(offerOverride(f, `${f.evidence.path}:${f.evidence.line}`));
     for (const f of testSideFindings(ctx, LAYER))
-      findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? waive(f, String(f.evidence.path)) : f);
+      findings.push(f.code === 'TEST_CONFIG_IMPORT_CHANGED' ? offerOverride(f, String(f.evidence.path)) : f);
 
     const ov = ctx.overlay;
     const preset = cfg.preset;
@@ -152,7 +155,7 @@ export const regressionLayer: Layer = {
     // The files that did not load on the head's code, in the runner's words (the missing module).
     const failedLoads = loadFailures(overlayRun.tests, (id) => baseById.has(id));
     const tested: Finding[] = [];
-    const matched: { d: Disagreement; row: SignatureFreezeRow; candidate: WaiverCandidate }[] = [];
+    const matched: { d: Disagreement; row: SignatureFreezeRow; candidate: ExcuseCandidate }[] = [];
     for (const d of found) {
       const t = d.tests[0];
       if (d.overlay === 'absent' || !t) {
@@ -186,7 +189,7 @@ export const regressionLayer: Layer = {
         const excuse = shown[i]!;
         if (excuse.how !== 'none') {
           frozen.push({
-            ...waivedBySignature(LAYER, m.d.id, m.row, freeze.file, failureTemplate(ctx, m.d)),
+            ...excusedBySignature(LAYER, m.d.id, m.row, freeze.file, failureTemplate(ctx, m.d)),
             excused: excuse.how,
           });
         } else
@@ -200,12 +203,12 @@ export const regressionLayer: Layer = {
           );
       }
     }
-    // Each with the test-side edit behind it, waivable one by one, then grouped by file when there are many.
+    // Each with the test-side edit behind it, each with its override, then grouped by file when there are many.
     const explained = await attachEdits(ctx, tested, (f) => {
       const parts = partsOf(String(f.evidence.test));
       return parts ? queryOf(preset, parts) : undefined;
     });
-    pushAll(findings, groupByFile(explained.map((f) => waive(f, String(f.evidence.test)))));
+    pushAll(findings, groupByFile(explained.map((f) => offerOverride(f, String(f.evidence.test)))));
     const none = await nothingRanFinding(LAYER, overlayRun, tests, ctx.signal);
     if (none) findings.push(none);
     return {

@@ -17,8 +17,8 @@ import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { pushAll } from '../../util/arrays.js';
 import { classifyFailures, type NewFailure } from '../failure-class.js';
-import { excuses, type WaiverCandidate } from '../freeze-evidence.js';
-import { waivedBySignature } from '../signature-waiver.js';
+import { type ExcuseCandidate, excuses } from '../freeze-evidence.js';
+import { excusedBySignature } from '../signature-excuse.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 import { markAddedSkips } from './added-skip.js';
 
@@ -91,8 +91,8 @@ export const signaturesLayer: Layer = {
 
     const run = await ctx.tests.headRun(0);
     const frozen: FrozenItem[] = [];
-    // Rows matched by wording: each waives its failure only once the base or a rerun shows it was there.
-    const matched: { candidate: WaiverCandidate; row: SignatureFreezeRow; code: string; body?: string }[] =
+    // Rows matched by wording: each excuses its failure only once the base or a rerun shows it was there.
+    const matched: { candidate: ExcuseCandidate; row: SignatureFreezeRow; code: string; body?: string }[] =
       [];
     // Failures no row covers: rerun before they are named.
     const unmatched: Unmatched[] = [];
@@ -162,9 +162,9 @@ export const signaturesLayer: Layer = {
         const excuse = found[i]!;
         const t = candidate.test;
         if (excuse.how !== 'none') {
-          // A waived failure is still shown: an accept must say what it did not count.
+          // An excused failure is still shown: an accept must say what it did not count.
           frozen.push({
-            ...waivedBySignature(LAYER, t.id, row, cfg.freeze, `${candidate.kind}|…`),
+            ...excusedBySignature(LAYER, t.id, row, cfg.freeze, `${candidate.kind}|…`),
             excused: excuse.how === 'renamed' ? `renamed from ${excuse.baseTest}` : excuse.how,
           });
           continue;

@@ -8,7 +8,7 @@
  * scorecard lists every edit and the finding that explained it, if any.
  */
 import type { PatchgateConfig } from '../../config/schema.js';
-import { acceptedByHuman, waivable } from '../override.js';
+import { acceptedByHuman, overridable } from '../override.js';
 import type { Finding, Layer, LayerContext, Override } from '../types.js';
 import { testEditsOf } from './analysis.js';
 import { editClause, editEvidence, MAX_ATTACHED } from './attach.js';
@@ -39,7 +39,7 @@ export const testEditsLayer: Layer = {
     for (const edits of groups.values()) {
       const first = edits[0]!;
       let f = weakened(first, edits, reject);
-      if (reject) f = waivable(f, variable);
+      if (reject) f = overridable(f, variable);
       if (overridden) f = acceptedByHuman(f, first.file, variable, overrides);
       findings.push(f);
     }

@@ -55,7 +55,7 @@ ${items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${valueHtml(v)}</dd>`).join('\n')
 
 /**
  * The human next step: the layer's own (`evidence.next`), the override that
- * accepted it, the override variable a human job may set (`evidence.waiver`),
+ * accepted it, the override variable a human job may set (`evidence.override`),
  * or where to read the way out.
  */
 function nextStep(f: Finding, overrides: readonly Override[]): string {
@@ -65,16 +65,16 @@ function nextStep(f: Finding, overrides: readonly Override[]): string {
   );
   if (o)
     return `<p class="next"><strong>Accepted by a human override:</strong> <code>${esc(o.variable)}</code> was set for <code>${esc(o.path)}</code>.</p>`;
-  const waiver =
-    typeof f.evidence.waiver === 'string' && f.evidence.waiver !== '' ? f.evidence.waiver : undefined;
-  const waiverText = waiver
-    ? `a human job (never the patch) may accept it by setting <code>${esc(waiver)}</code>`
+  const override =
+    typeof f.evidence.override === 'string' && f.evidence.override !== '' ? f.evidence.override : undefined;
+  const overrideText = override
+    ? `a human job (never the patch) may accept it by setting <code>${esc(override)}</code>`
     : '';
   const next = f.evidence.next;
   if (typeof next === 'string' && next !== '')
-    return `<p class="next"><strong>Next step:</strong> ${longText(next, 600)}${waiver ? `<br><strong>Human waiver:</strong> ${waiverText}.` : ''}</p>`;
-  if (waiver)
-    return `<p class="next"><strong>Next step:</strong> fix the patch, or ${waiverText}. <code>patchgate explain ${esc(f.code)}</code> says more.</p>`;
+    return `<p class="next"><strong>Next step:</strong> ${longText(next, 600)}${override ? `<br><strong>Human override:</strong> ${overrideText}.` : ''}</p>`;
+  if (override)
+    return `<p class="next"><strong>Next step:</strong> fix the patch, or ${overrideText}. <code>patchgate explain ${esc(f.code)}</code> says more.</p>`;
   // The code's own next step, so the reviewer never has to leave the page for the common case.
   const generic = isReasonCode(f.code) ? REASON_CODES[f.code].next : undefined;
   if (generic)

@@ -401,7 +401,7 @@ describe('renderHtml: findings', () => {
     finding({
       code: 'REGRESSION',
       layer: 'regression',
-      evidence: { test: 't', waiver: 'TESTS_OVERRIDE' },
+      evidence: { test: 't', override: 'TESTS_OVERRIDE' },
     }),
     finding({
       code: 'FREEZE_BLOCKED',

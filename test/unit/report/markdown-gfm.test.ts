@@ -55,7 +55,7 @@ function attackCard(payloads: readonly string[]): Scorecard {
       line: i + 1,
       test: p,
       template: p,
-      ...(i % 2 === 0 ? { next: `rename ${p}` } : { waiver: p }),
+      ...(i % 2 === 0 ? { next: `rename ${p}` } : { override: p }),
     },
   }));
   return {

@@ -158,12 +158,12 @@ describe('summary.md for a pull request', () => {
     expect(Buffer.byteLength(renderMarkdown(card(many(20000))))).toBeLessThan(1024 * 1024);
   });
 
-  it("falls back to the waiver, then to the code's own next step, when a finding names none", () => {
+  it("falls back to the override, then to the code's own next step, when a finding names none", () => {
     const md = renderMarkdown(
       card([
         {
           ...f('FIXTURE_CHANGED', 'fixtures', 'reject', 'testdata/a.json'),
-          evidence: { path: 'testdata/a.json', waiver: 'FIXTURE_OVERRIDE' },
+          evidence: { path: 'testdata/a.json', override: 'FIXTURE_OVERRIDE' },
         },
         f('ZERO_HIT', 'hits', 'reject', 'p'),
       ]),

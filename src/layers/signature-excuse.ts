@@ -1,12 +1,12 @@
 /**
- * A failure a signature row waived, as the scorecard lists it: an accept must
+ * A failure a signature row excused, as the scorecard lists it: an accept must
  * say what it did not count. Shared by every layer that checks failures
  * against `flake_signatures.json` (the head's own run, the overlay's).
  */
 import type { SignatureFreezeRow } from '../freeze/signature-freeze.js';
 import type { FrozenItem } from './types.js';
 
-export function waivedBySignature(
+export function excusedBySignature(
   layer: string,
   test: string,
   row: SignatureFreezeRow,
