@@ -9,10 +9,10 @@
  * - `patchgate`: ours. Each volatile kind of token gets its own placeholder,
  *   substituted from the most specific shape to the least, so a digit rule
  *   never destroys a timestamp or an address before it is recognised.
- * - `seed`: a transcription of seed 001's `normalize_message`, kept only so
- *   rows hashed by the seed's own script still match byte for byte. It
+ * - `seed`: a transcription of the original proposal's `normalize_message`,
+ *   kept only so rows hashed by its own script still match byte for byte. It
  *   replaces digits first, which makes its hex and timestamp rules dead; that
- *   is the seed's behaviour and must not be fixed here.
+ *   is that script's behaviour and must not be fixed here.
  */
 
 export const SIGNATURE_SCHEMES = ['patchgate', 'seed'] as const;
@@ -118,7 +118,7 @@ const SEED_TS = new RegExp(
 );
 const SEED_SPACE = new RegExp(`[${PY_SPACE_CLASS}]+`, 'u');
 
-/** Seed 001's `normalize_message`, line for line (see the module comment). */
+/** The original proposal's `normalize_message`, line for line (see the module comment). */
 function seedNormalize(msg: string): string {
   let out = msg.replace(SEED_DIGITS, 'N');
   // Never matches: every digit is already an N. Kept so this reads as the seed does.

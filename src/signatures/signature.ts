@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { normalizeMessage, type SignatureScheme } from './normalize.js';
 
 /**
- * A failure signature (seed 001): the template is `kind|normalized message`,
+ * A failure signature: the template is `kind|normalized message`,
  * the signature is the SHA-256 of the template's UTF-8 bytes. Rows in
  * `flake_signatures.json` match on this hash, never on a test name, so a
  * renamed test cannot step out from under its freeze.
