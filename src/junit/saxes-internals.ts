@@ -110,20 +110,27 @@ class InternalsParser extends (SaxesParser as unknown as new (opts: SaxesOptions
 
 /** A saxes parser (no namespaces, positions on) with the accessors above; throws InternalError when saxes' internals are not what they were. */
 export function openSaxes(): SaxesWithInternals {
-  if (typeof resolveEntity !== 'function') {
+  if (cdataStateProbed === undefined) cdataStateProbed = probeCdataState(() => new SaxesParser());
+  const parser = new InternalsParser(cdataStateProbed);
+  checkInternals(parser, resolveEntity);
+  return parser as unknown as SaxesWithInternals;
+}
+
+/** Throws InternalError unless `parser` has the private fields above and saxes the entity resolver the subclass wraps. */
+export function checkInternals(parser: object, entityResolver: unknown): void {
+  if (typeof entityResolver !== 'function') {
     throw new InternalError('saxes internals changed: the JUnit parser can no longer name bad references');
   }
-  const parser = new InternalsParser(cdataState());
+  const p = parser as Partial<SaxesPrivate>;
   if (
-    typeof parser.text !== 'string' ||
-    typeof parser.name !== 'string' ||
-    typeof parser.entity !== 'string' ||
-    typeof parser.piTarget !== 'string' ||
-    !Array.isArray(parser.attribList)
+    typeof p.text !== 'string' ||
+    typeof p.name !== 'string' ||
+    typeof p.entity !== 'string' ||
+    typeof p.piTarget !== 'string' ||
+    !Array.isArray(p.attribList)
   ) {
     throw new InternalError('saxes internals changed: the JUnit parser can no longer bound its memory');
   }
-  return parser as unknown as SaxesWithInternals;
 }
 
 let cdataStateProbed: number | undefined;
@@ -131,18 +138,16 @@ let cdataStateProbed: number | undefined;
 /**
  * The number saxes uses for "inside a CDATA section", read off throwaway
  * parsers rather than assumed, so a saxes that numbers its states differently
- * turns the CDATA fast path off instead of misreading documents.
+ * turns the CDATA fast path off (-1) instead of misreading documents.
  */
-function cdataState(): number {
-  if (cdataStateProbed !== undefined) return cdataStateProbed;
-  const state = (p: SaxesParser) => (p as unknown as { state: unknown }).state;
-  const text = new SaxesParser();
+export function probeCdataState(make: () => { write(chunk: string): unknown }): number {
+  const state = (p: object) => (p as { state?: unknown }).state;
+  const text = make();
   text.write('<a>x');
-  const cdata = new SaxesParser();
+  const cdata = make();
   cdata.write('<a><![CDATA[x');
   const inside = state(cdata);
   cdata.write(']]>');
   const valid = typeof inside === 'number' && inside !== state(text) && inside !== state(cdata);
-  cdataStateProbed = valid ? inside : -1;
-  return cdataStateProbed;
+  return valid ? inside : -1;
 }

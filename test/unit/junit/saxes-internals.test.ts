@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import { openSaxes, type SaxesWithInternals } from '../../../src/junit/saxes-internals.js';
+import { InternalError } from '../../../src/errors.js';
+import {
+  checkInternals,
+  openSaxes,
+  probeCdataState,
+  type SaxesWithInternals,
+} from '../../../src/junit/saxes-internals.js';
 
 // What the XML feed relies on in saxes' private state, pinned one field at a
 // time: an upgrade of saxes that renames or repurposes any of them fails here
@@ -68,6 +75,40 @@ describe('saxes internals the XML feed reads', () => {
     expect(errors.map((m) => m.replace(/^\d+:\d+: /, ''))).toEqual(['malformed character entity.']);
     expect(internals.lastEntity()).toBe('#27');
     expect(fed('<a>&amp;&#x1F600;').internals.lastEntity()).toBe('#x1F600');
+  });
+
+  it('refuses, as an internal error, a saxes without the entity resolver or the buffers', () => {
+    const fields = { text: '', name: '', entity: '', piTarget: '', attribList: [] };
+    const refusal = (parser: object, resolver: unknown) => {
+      try {
+        checkInternals(parser, resolver);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InternalError);
+        return [(err as InternalError).code, (err as Error).message];
+      }
+      return undefined;
+    };
+    expect(refusal(fields, () => '')).toBeUndefined();
+    expect(refusal(fields, undefined)).toEqual([
+      'INTERNAL_ERROR',
+      'saxes internals changed: the JUnit parser can no longer name bad references',
+    ]);
+    const { attribList: _, ...noList } = fields;
+    expect(refusal(noList, () => '')).toEqual([
+      'INTERNAL_ERROR',
+      'saxes internals changed: the JUnit parser can no longer bound its memory',
+    ]);
+    expect(refusal({ ...fields, text: undefined }, () => '')).toEqual([
+      'INTERNAL_ERROR',
+      'saxes internals changed: the JUnit parser can no longer bound its memory',
+    ]);
+  });
+
+  it('turns the CDATA fast path off when the CDATA state cannot be told apart', () => {
+    expect(probeCdataState(() => new SaxesParser())).toBeGreaterThanOrEqual(0);
+    expect(probeCdataState(() => ({ write: () => undefined }))).toBe(-1);
+    const oneState = () => ({ state: 7, write: () => undefined });
+    expect(probeCdataState(oneState)).toBe(-1);
   });
 
   it('is the only JUnit module that reaches into saxes', () => {
