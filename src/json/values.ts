@@ -30,7 +30,7 @@ const CH_LOWER_T = 0x74;
 
 /**
  * Objects with at least this many keys keep their key list (see
- * `Parser.keepKeyList`); below it `Object.keys` is cheap.
+ * `ValueReader.keepKeyList`); below it `Object.keys` is cheap.
  */
 const KEY_LIST_MIN = 1024;
 
