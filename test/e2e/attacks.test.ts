@@ -8,16 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { processesWith } from '../helpers/fake-harness.js';
 import { type GitDir, GitDir as Repo, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
-
-type Card = {
-  verdict: string;
-  isolation: { mode: string; user?: string };
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-};
+import { readOutJson, readScorecard, type Scorecard } from '../helpers/out.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TOKEN = 'tok-3c1e9d7a-never-leak';
@@ -30,8 +25,8 @@ async function check(repo: GitDir, args: string[] = [], env: Record<string, stri
     cwd: repo.dir,
     env: { FIXTURE_OVERRIDE: TOKEN, GITHUB_TOKEN: CI_TOKEN, ...env },
   });
-  const file = path.join(out, 'scorecard.json');
-  const card = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Card) : undefined;
+  // Some attacks end the run before a scorecard; the tests say when that is allowed.
+  const card = existsSync(path.join(out, 'scorecard.json')) ? readScorecard(out, r) : undefined;
   return { ...r, out, card, codes: card?.findings.map((f) => f.code) ?? [] };
 }
 
@@ -66,7 +61,7 @@ export default defineProperty<any>({
 });
 `;
 
-const probeResult = (card: Card | undefined): Record<string, unknown> => {
+const probeResult = (card: Scorecard | undefined): Record<string, unknown> => {
   const f = card?.findings.find((x) => x.code === 'BASELINE_FAIL' && x.message.includes('probe:'));
   const m = /probe:(\{.*\})/.exec(f?.message ?? '');
   return m ? (JSON.parse(m[1] as string) as Record<string, unknown>) : {};
@@ -75,47 +70,59 @@ const probeResult = (card: Card | undefined): Record<string, unknown> => {
 const PROPS = { properties: ['properties/*.ts'], maxDepth: 1 };
 
 describe('attacks on the gate from head code (real sandboxed runs)', { timeout: 120_000 }, () => {
-  it('runs head code in bubblewrap as another user, and records it', async () => {
-    const r = await check(hitsRepo(PROPS, { 'properties/p.ts': probe('found.uid = process.getuid?.();') }));
-    expect(r.card?.isolation).toEqual({ mode: 'bwrap', user: 'separate' });
-    expect(probeResult(r.card).uid).toBe(65534);
-  });
-
-  it('a property cannot read the override token or CI tokens: not from its env, /proc/self/environ or its parent', async () => {
-    const body = `
+  // One gate run whose probe asks all three questions (who it runs as, what secrets it can read, what
+  // of the gate it can reach): each answer is its own test, and a gate run costs a sandbox start.
+  describe('one probe run', () => {
+    const secrets = `
       found.env = Object.keys(process.env).filter((k) => /TOKEN|OVERRIDE/.test(k));
       for (const p of ['/proc/self/environ', '/proc/' + process.ppid + '/environ', '/proc/1/environ']) {
         try { found[p] = fs.readFileSync(p, 'latin1').split('\\0').filter((v) => /TOKEN|OVERRIDE/.test(v)); }
         catch (e) { found[p] = String((e as Error).message).slice(0, 40); }
       }
       found.procs = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).length;`;
-    const r = await check(hitsRepo(PROPS, { 'properties/p.ts': probe(body) }));
-    const found = probeResult(r.card);
-    expect(found.env).toEqual([]);
-    expect(found['/proc/self/environ']).toEqual([]);
-    // Its own PID namespace: the gate's processes are not there to read.
-    expect(found.procs).toBeLessThanOrEqual(4);
-    expect(outText(r.out)).not.toContain(TOKEN);
-    expect(outText(r.out)).not.toContain(CI_TOKEN);
-  });
-
-  it("head code cannot reach the base's checkout, the out folder or other gates' temp folders to rewrite them", async () => {
-    const body = `
+    const reach = `
       // Its own /tmp, and the gate's temp folder (where the checkouts are) as far as it can see it.
-      found.tmp = [...new Set(['/tmp', ${JSON.stringify(tmpdir())}])].flatMap((d) => { try { return fs.readdirSync(d); } catch { return []; } });
-      found.work = (() => { try { return fs.readdirSync(${JSON.stringify(path.dirname(tmpdir()))}); } catch (e) { return String(e).slice(0, 30); } })();
+      // Only the base checkouts it sees, not whole listings: the finding's message, which carries the
+      // answers, is capped, and the three questions share it.
+      found.tmp = [...new Set(['/tmp', ${JSON.stringify(tmpdir())}])].flatMap((d) => { try { return fs.readdirSync(d); } catch { return []; } }).filter((n) => n.startsWith('patchgate-base-'));
       try { fs.writeFileSync('/tmp/../property_seeds.json', '{}'); found.wroteRoot = true; } catch { found.wroteRoot = false; }
       try { found.worktrees = cp.execFileSync('git', ['worktree', 'list'], { encoding: 'utf8' }); } catch (e) { found.worktrees = 'no git'; }`;
-    const repo = hitsRepo(PROPS, { 'properties/p.ts': probe(body) });
-    const before = readFileSync(repo.path('flake_ledger.json'), 'utf8');
-    const r = await check(repo);
-    const found = probeResult(r.card);
-    expect((found.tmp as string[]).filter((n) => n.startsWith('patchgate-base-'))).toEqual([]);
-    expect(found.wroteRoot).toBe(false);
-    // Git finds the copy's own repository (one commit of its files) and nothing of the user's.
-    expect(found.worktrees).toMatch(/^\/\S*\/patchgate-[a-z]+-\d+-\w{6}\/tree +[0-9a-f]{7,} \[main\]\n$/);
-    expect(found.worktrees).not.toContain(repo.dir);
-    expect(readFileSync(repo.path('flake_ledger.json'), 'utf8')).toBe(before);
+    let repo: GitDir;
+    let ledgerBefore = '';
+    let r: Awaited<ReturnType<typeof check>>;
+    let found: Record<string, unknown> = {};
+    beforeAll(async () => {
+      // The process count first: the reach probe starts a git of its own.
+      repo = hitsRepo(PROPS, {
+        'properties/p.ts': probe(`${secrets}\nfound.uid = process.getuid?.();\n${reach}`),
+      });
+      ledgerBefore = readFileSync(repo.path('flake_ledger.json'), 'utf8');
+      r = await check(repo);
+      found = probeResult(r.card);
+    }, 120_000);
+
+    it('runs head code in bubblewrap as another user, and records it', () => {
+      expect(r.card?.isolation).toEqual({ mode: 'bwrap', user: 'separate' });
+      expect(found.uid).toBe(65534);
+    });
+
+    it('a property cannot read the override token or CI tokens: not from its env, /proc/self/environ or its parent', () => {
+      expect(found.env).toEqual([]);
+      expect(found['/proc/self/environ']).toEqual([]);
+      // Its own PID namespace: the gate's processes are not there to read.
+      expect(found.procs).toBeLessThanOrEqual(4);
+      expect(outText(r.out)).not.toContain(TOKEN);
+      expect(outText(r.out)).not.toContain(CI_TOKEN);
+    });
+
+    it("head code cannot reach the base's checkout, the out folder or other gates' temp folders to rewrite them", () => {
+      expect((found.tmp as string[]).filter((n) => n.startsWith('patchgate-base-'))).toEqual([]);
+      expect(found.wroteRoot).toBe(false);
+      // Git finds the copy's own repository (one commit of its files) and nothing of the user's.
+      expect(found.worktrees).toMatch(/^\/\S*\/patchgate-[a-z]+-\d+-\w{6}\/tree +[0-9a-f]{7,} \[main\]\n$/);
+      expect(found.worktrees).not.toContain(repo.dir);
+      expect(readFileSync(repo.path('flake_ledger.json'), 'utf8')).toBe(ledgerBefore);
+    });
   });
 
   it.each([
@@ -376,7 +383,7 @@ ${probe('found.ok = true;').replace("import * as fs from 'node:fs';\n", '')}`;
     const written = r.card?.findings.filter((f) => f.code === 'CONTRACT_WRITTEN').map((f) => f.evidence.path);
     expect(written).toEqual(expect.arrayContaining(['flake_ledger.json', 'property_seeds.json']));
     // The base's seed still replayed, with the base's rules.
-    const replay = JSON.parse(readFileSync(path.join(r.out, 'seed_replay.json'), 'utf8'));
+    const replay = readOutJson<{ replays: unknown[] }>(r.out, 'seed_replay.json', r);
     expect(replay.replays).toEqual([
       expect.objectContaining({ property: 'py_prop', seed: '1', status: 'pass' }),
     ]);

@@ -11,16 +11,8 @@ import { exampleFiles } from '../helpers/example-repo.js';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
+import { readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
-
-type Finding = {
-  code: string;
-  layer: string;
-  severity: string;
-  message: string;
-  evidence: Record<string, unknown>;
-};
-type Card = { verdict: string; findings: Finding[]; layers: { name: string; status: string }[] };
 
 async function judge(repo: GitDir, head?: string) {
   const out = tempDir('pg-claims-out-');
@@ -28,7 +20,7 @@ async function judge(repo: GitDir, head?: string) {
     ['check', '--base', 'main', ...(head ? ['--head', head] : []), '--out', out, '--today', '2026-12-01'],
     { cwd: repo.dir, env: { FIXTURE_OVERRIDE: undefined } },
   );
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   const claims = (() => {
     try {
       return JSON.parse(readFileSync(path.join(out, 'claims.json'), 'utf8')) as {

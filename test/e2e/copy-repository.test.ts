@@ -6,18 +6,13 @@
  * its copy's `.git` never runs outside the sandbox. The built CLI, real
  * pytest and vitest, the real sandbox.
  */
-import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { calcRepo } from '../helpers/calc-repo.js';
 import { GitDir, type RunAs, runCli, tempDir } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
-
-type Card = {
-  verdict: string;
-  isolation: { mode: string; user?: string };
-  findings: { code: string; message: string; evidence: Record<string, unknown> }[];
-};
 
 const isRoot = process.getuid?.() === 0;
 
@@ -87,7 +82,7 @@ async function judge(r: GitDir, opts: { as?: RunAs; head?: string[]; env?: Recor
     ['check', '--base', 'main', ...(opts.head ?? ['--head', 'agent']), '--out', out, '--today', '2026-12-01'],
     { cwd: r.dir, ...(opts.as ? { as: opts.as } : {}), ...(opts.env ? { env: opts.env } : {}) },
   );
-  return { ...res, card: JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card };
+  return { ...res, card: readScorecard(out, res) };
 }
 
 /** A folder the gate may write and the sandbox never sees: where a filter run outside it would leave a mark. */

@@ -3,14 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
-
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = { verdict: string; findings: Finding[]; layers: { name: string; note?: string }[] };
+import { readScorecard } from '../helpers/out.js';
 
 async function judge(repo: GitDir) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01'], { cwd: repo.dir });
   const out = repo.path('.patchgate/out');
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   const junitPath = (label: string) => path.join(out, 'tests', `${label}.junit.xml`);
   const junit = (label: string) => readFileSync(junitPath(label), 'utf8');
   const ran = (label: string) => existsSync(path.join(out, 'tests', `${label}.stdout.log`));

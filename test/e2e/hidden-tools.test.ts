@@ -8,16 +8,11 @@
  * fix it names works. Real tools (shell scripts) on PATH, the built CLI, the
  * real sandbox.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-  layers: { name: string; status: string; reason?: string }[];
-};
+import { readScorecard } from '../helpers/out.js';
 
 function tool(dir: string, name: string, text: string): string {
   mkdirSync(dir, { recursive: true });
@@ -63,7 +58,7 @@ function repo(tests: Record<string, unknown>, sandbox?: Record<string, unknown>)
 async function judge(r: GitDir, env: Record<string, string>) {
   const out = tempDir('pg-hidden-out-');
   const res = await runCli(['check', '--base', 'main', '--head', 'agent', '--out', out], { cwd: r.dir, env });
-  return { ...res, card: JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card };
+  return { ...res, card: readScorecard(out, res) };
 }
 
 const SYSTEM = '/usr/local/bin:/usr/bin:/bin';

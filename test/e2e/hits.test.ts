@@ -1,25 +1,17 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest } from '../../src/json/python-dumps.js';
 import type { GitDir } from '../helpers/gitdir.js';
 import { runCli } from '../helpers/gitdir.js';
 import { hitsRepo, seedInvoice, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
-
-type Card = {
-  verdict: string;
-  errorKind?: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-  frozen: Record<string, unknown>[];
-  layers: { name: string; status: string }[];
-};
+import { defaultOut, readScorecard } from '../helpers/out.js';
 
 async function check(repo: GitDir, args: string[] = [], env: Record<string, string> = {}) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-11-30', ...args], {
     cwd: repo.dir,
     env,
   });
-  const card = JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(defaultOut(repo.dir), r);
   return { ...r, card, codes: card.findings.filter((f) => f.severity !== 'warn').map((f) => f.code) };
 }
 

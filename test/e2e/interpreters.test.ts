@@ -4,15 +4,11 @@
  * says which program ran instead, or that none can, before any head code
  * runs. Real pytest in the real sandbox, a temp repository, the built CLI.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-};
+import { readScorecard } from '../helpers/out.js';
 
 /** A home-folder install the sandbox cannot see, with the programs named in it. */
 function hiddenInstall(names: string[]): { root: string; bin: string } {
@@ -55,7 +51,7 @@ async function judge(r: GitDir, bin: string) {
     cwd: r.dir,
     env: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` },
   });
-  return { ...res, card: JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card };
+  return { ...res, card: readScorecard(out, res) };
 }
 
 describe('the interpreter the sandbox runs', { timeout: 180_000 }, () => {

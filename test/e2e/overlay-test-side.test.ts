@@ -12,9 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = { verdict: string; findings: Finding[]; overrides: { code: string }[] };
+import { readScorecard, type Scorecard } from '../helpers/out.js';
 
 async function judge(repo: GitDir, env: Record<string, string> = {}) {
   const out = tempDir('pg-testside-out-');
@@ -22,7 +20,7 @@ async function judge(repo: GitDir, env: Record<string, string> = {}) {
     cwd: repo.dir,
     env,
   });
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   const overlayFile = path.join(out, 'overlay.json');
   let overlay: Record<string, unknown> | undefined;
   try {
@@ -39,7 +37,7 @@ function patch(repo: GitDir, files: Files, message: string): void {
   repo.commit(message);
 }
 
-const regressions = (card: Card) => card.findings.filter((f) => f.code === 'REGRESSION');
+const regressions = (card: Scorecard) => card.findings.filter((f) => f.code === 'REGRESSION');
 
 /** The price module and its test, on the shared vitest project. */
 function priceRepo(extra: Files = {}): GitDir {
@@ -267,7 +265,7 @@ function pythonRepo(extra: Files = {}): GitDir {
   });
 }
 
-const addRegression = (card: Card) =>
+const addRegression = (card: Scorecard) =>
   expect(regressions(card).map((f) => f.evidence.test)).toEqual([
     expect.stringMatching(/test_add::test_add$/),
   ]);

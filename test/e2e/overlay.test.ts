@@ -10,15 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { exampleFiles, vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, seedInvoice } from '../helpers/hits-repo.js';
+import { type Finding, readScorecard, type Scorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
-
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = {
-  verdict: string;
-  findings: Finding[];
-  overrides: { code: string; path: string; variable: string }[];
-  layers: { name: string; status: string; reason?: string }[];
-};
 
 async function judge(repo: GitDir, env: Record<string, string> = {}) {
   const out = tempDir('pg-overlay-out-');
@@ -26,7 +19,7 @@ async function judge(repo: GitDir, env: Record<string, string> = {}) {
     cwd: repo.dir,
     env,
   });
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   return { ...r, out, card, codes: card.findings.map((f) => f.code) };
 }
 
@@ -59,7 +52,7 @@ function patch(repo: GitDir, files: Files, message: string): void {
   repo.commit(message);
 }
 
-const regressions = (card: Card) => card.findings.filter((f) => f.code === 'REGRESSION');
+const regressions = (card: Scorecard) => card.findings.filter((f) => f.code === 'REGRESSION');
 
 describe('the base tests judge the head code (pytest)', { timeout: 180_000 }, () => {
   it('rejects a conftest.py hook that turns failures into passes, with the base test id and its failure', async () => {

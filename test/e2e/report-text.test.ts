@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { outsideCode, RENDERERS, renderGfm, SUMMARY_TAGS, tagNames } from '../helpers/gfm.js';
 import { runCli } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; message: string; evidence: Record<string, unknown> }[];
-};
+import { defaultOut, readScorecard } from '../helpers/out.js';
 
 const MARK = 'ZQX';
 /** What must never reach a reader raw: C0 but newline and tab, DEL, C1, bidi embeddings and overrides. */
@@ -37,7 +33,7 @@ describe('reports carry the head text as text (a real vitest run)', { timeout: 1
       cwd: repo.dir,
     });
     expect(r.code, r.stderr).toBe(1);
-    const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as Card;
+    const card = readScorecard(defaultOut(repo.dir), r);
     const failure = card.findings.find((f) => f.code === 'UNKNOWN_FAILURE_SIGNATURE');
     // The scorecard is data: it keeps what the runner reported (vitest's JUnit writer drops C1 controls itself).
     expect(String(failure?.evidence.test)).toContain('\u202egnissap ##[add-mask]gate');
@@ -82,7 +78,7 @@ describe('reports carry the head text as text (a real vitest run)', { timeout: 1
     const r = await runCli(['check', '--base', 'main', '--reporter', 'github', '--reporter', 'terminal'], {
       cwd: repo.dir,
     });
-    const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as Card;
+    const card = readScorecard(defaultOut(repo.dir), r);
     // The base's run of the same command reports: the patch broke the run, with the runner's own words.
     const broken = card.findings.find((f) => f.code === 'HEAD_RUN_BROKEN');
     expect(broken, JSON.stringify(card.findings.map((f) => f.code))).toBeDefined();

@@ -6,7 +6,7 @@
  * whose own TMPDIR head code cannot see. Each asserts the verdict, the reason
  * code and its evidence, and that the machine is left clean.
  */
-import { chownSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,20 +22,7 @@ import {
 } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
 import { type HostListeners, hostListeners, probeFound, probeScript } from '../helpers/host-listeners.js';
-
-type Finding = {
-  code: string;
-  severity: string;
-  message: string;
-  layer: string;
-  evidence: Record<string, unknown>;
-};
-type Card = {
-  verdict: string;
-  isolation: { mode: string; user?: string };
-  findings: Finding[];
-  layers: { name: string; status: string; reason?: string }[];
-};
+import { readScorecard, type Scorecard } from '../helpers/out.js';
 
 const MiB = 1024 ** 2;
 const JUNIT_PASS = `printf '<testsuite name="s"><testcase classname="c" name="t"/></testsuite>' > "$1"\n`;
@@ -62,16 +49,12 @@ async function check(
       ...(opts.as ? { as: opts.as } : {}),
     },
   );
-  let card: Card | undefined;
-  try {
-    card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
-  } catch {
-    card = undefined;
-  }
+  // A run the sandbox could not start writes no scorecard; the tests say when that is expected.
+  const card = existsSync(path.join(out, 'scorecard.json')) ? readScorecard(out, r) : undefined;
   return { ...r, out, tmp, card, codes: card?.findings.map((f) => f.code) ?? [] };
 }
 
-const finding = (card: Card | undefined, code: string) => card?.findings.find((f) => f.code === code);
+const finding = (card: Scorecard | undefined, code: string) => card?.findings.find((f) => f.code === code);
 
 /** A repo whose tests run `run.sh` (a passing report) after `setup`, with the signatures layer on. */
 function testsRepo(

@@ -3,18 +3,12 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitDir, runCli } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  errorKind?: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-  layers: { name: string; status: string }[];
-};
+import { defaultOut, readScorecard } from '../helpers/out.js';
 
 async function check(repo: GitDir, env: Record<string, string> = {}) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-11-30'], { cwd: repo.dir, env });
-  const file = path.join(repo.dir, '.patchgate/out/scorecard.json');
-  const card = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Card) : undefined;
+  const out = defaultOut(repo.dir);
+  const card = existsSync(path.join(out, 'scorecard.json')) ? readScorecard(out, r) : undefined;
   return { ...r, card, codes: card?.findings.map((f) => f.code).sort() ?? [] };
 }
 

@@ -3,13 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = {
-  verdict: string;
-  findings: Finding[];
-  layers: { name: string; status: string; note?: string; scope?: Record<string, unknown> }[];
-};
 type Stability = {
   scope: 'all' | 'affected';
   reasons?: string[];
@@ -22,7 +17,7 @@ type Stability = {
 async function judge(repo: GitDir, extra: string[] = []) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01', ...extra], { cwd: repo.dir });
   const out = repo.path('.patchgate/out');
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   const file = path.join(out, 'stability.json');
   const stability = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Stability) : undefined;
   const junit = (label: string) => readFileSync(path.join(out, 'tests', `${label}.junit.xml`), 'utf8');

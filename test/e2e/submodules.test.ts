@@ -5,16 +5,11 @@
  * the commit, the gate says the fixtures cannot be judged instead of blaming
  * the patch for "missing" them.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-};
+import { readScorecard } from '../helpers/out.js';
 
 const DATA = '{"cases": [[1, 2, 3], [2, 2, 4]]}\n';
 
@@ -47,7 +42,7 @@ async function judge(repo: GitDir) {
       cwd: repo.dir,
     },
   );
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   return { ...r, card, codes: card.findings.map((f) => f.code) };
 }
 

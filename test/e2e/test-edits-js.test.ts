@@ -1,20 +1,9 @@
-/**
- * Evidence that names the edit behind it, on real vitest + fast-check and on
- * patchgate's own seed and hits properties: each test is an agent's patch (a
- * real git repository, the built CLI, head code in the real sandbox) that
- * weakens the test side one way, and the finding of the base test or
- * property it hid names that edit; without a failure beneath, the edit is
- * TEST_WEAKENED on its own.
- */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, seedInvoice } from '../helpers/hits-repo.js';
+import { type Finding, readScorecard, type Scorecard } from '../helpers/out.js';
 
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = { verdict: string; findings: Finding[] };
 type Edit = {
   kind: string;
   file: string;
@@ -31,7 +20,7 @@ async function judge(repo: GitDir) {
   const r = await runCli(['check', '--base', 'main', '--out', out, '--today', '2026-12-01'], {
     cwd: repo.dir,
   });
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   return { ...r, out, card, codes: card.findings.map((f) => f.code) };
 }
 
@@ -42,7 +31,7 @@ function patch(repo: GitDir, files: Files, message = 'agent: tidy'): void {
 }
 
 const edits = (f: Finding | undefined) => (f?.evidence.testEdits ?? f?.evidence.edits ?? []) as Edit[];
-const find = (card: Card, code: string, test?: RegExp) =>
+const find = (card: Scorecard, code: string, test?: RegExp) =>
   card.findings.find((f) => f.code === code && (test === undefined || test.test(String(f.evidence.test))));
 
 const DOUBLE =

@@ -3,20 +3,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleFiles, vitestRepo } from '../helpers/example-repo.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';
+import { defaultOut, readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-  frozen: Record<string, unknown>[];
-  layers: { name: string; status: string }[];
-};
 
 const python = path.join(repoRoot, 'examples', 'python-invoice');
 
 async function judge(repo: GitDir, extra: string[] = []) {
   const r = await runCli(['check', '--base', 'main', '--today', '2026-12-01', ...extra], { cwd: repo.dir });
-  const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(defaultOut(repo.dir), r);
   return { ...r, card, codes: card.findings.map((f) => f.code) };
 }
 

@@ -6,18 +6,11 @@
  * carries a real regression, and each was accepted before the defence it
  * names.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = {
-  verdict: string;
-  findings: Finding[];
-  frozen: Record<string, unknown>[];
-  overrides: unknown[];
-};
+import { readScorecard } from '../helpers/out.js';
 
 async function judge(repo: GitDir, args: string[] = [], env: Record<string, string> = {}) {
   const out = tempDir('pg-tp-out-');
@@ -25,9 +18,7 @@ async function judge(repo: GitDir, args: string[] = [], env: Record<string, stri
     cwd: repo.dir,
     env,
   });
-  const file = path.join(out, 'scorecard.json');
-  if (!existsSync(file)) throw new Error(`no scorecard (exit ${r.code}): ${r.stderr}`);
-  const card = JSON.parse(readFileSync(file, 'utf8')) as Card;
+  const card = readScorecard(out, r);
   return { ...r, out, card, codes: card.findings.map((f) => f.code) };
 }
 

@@ -1,12 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Files, GitDir, runCli } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  errorKind?: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-};
+import { defaultOut, readScorecard } from '../helpers/out.js';
 
 /**
  * A repository whose tests are a shell script run through the generic preset:
@@ -34,7 +28,7 @@ async function judge(repo: GitDir, args: string[] = []) {
   const r = await runCli(['check', '--base', 'main', '--head', 'HEAD', '--today', '2026-12-01', ...args], {
     cwd: repo.dir,
   });
-  const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(defaultOut(repo.dir), r);
   return { ...r, card, error: card.findings.find((f) => f.severity === 'error') };
 }
 

@@ -10,19 +10,31 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 
 export type Files = Record<string, string | Buffer | null | { symlink: string }>;
 
-const made: string[] = [];
+// A dir made inside a test lives until that test ends; one made in a beforeAll (a fixture several tests
+// share, e.g. one gate run whose scorecard they each assert on) lives until the file ends: removing it
+// after the first test would leave the others reading a deleted repository.
+const madeInTest: string[] = [];
+const madeForFile: string[] = [];
+let inTest = false;
+beforeEach(() => {
+  inTest = true;
+});
 afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  inTest = false;
+  for (const dir of madeInTest.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+afterAll(() => {
+  for (const dir of madeForFile.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A temp dir removed after the current test. */
+/** A temp dir removed after the current test, or after the file when made outside a test (a beforeAll). */
 export function tempDir(prefix = 'pg-test-'): string {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
-  made.push(dir);
+  (inTest ? madeInTest : madeForFile).push(dir);
   return dir;
 }
 
