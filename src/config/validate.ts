@@ -10,12 +10,12 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { ContractFormat, ContractPath, ReadEnv } from '../contracts/format.js';
-import { contractFilesFor, formatOfRole } from '../contracts/registry.js';
+import { CONTRACT_FORMATS, contractFilesFor, formatOfRole } from '../contracts/registry.js';
 import { ContractFileError, formatProblem, InternalError, PatchgateError, type Problem } from '../errors.js';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import { type ConfiguredSource, missingSources } from './configured-sources.js';
-import { type ContractReadOptions, contractReadOptions, rootHas } from './contract-file.js';
+import { contractReadOptions, rootHas } from './contract-file.js';
 import { detectTests } from './detect.js';
 import { layersOn } from './layers-on.js';
 import { loadConfig } from './load.js';
@@ -151,6 +151,7 @@ async function checkNamed(env: Env, result: ValidationResult, c: ContractPath): 
   const { root, config, configFile, revision } = env;
   const { path: file, role } = c;
   const format = formatOf(c);
+  // init asks for one file by name; a glob format's files are only ever read together.
   if (format.kind !== 'file') throw new InternalError(`${role} (${file}) is read by globs, not by name`);
   if (!(await rootHas(root, file))) {
     if ('readAsEmpty' in format.missing) {
@@ -179,12 +180,14 @@ async function checkGlobs(
   all: readonly string[],
 ): Promise<void> {
   const { root } = env;
-  for (const role of [...new Set(contracts.map((c) => c.role))]) {
-    const patterns = contracts.filter((c) => c.role === role).map((c) => c.path);
+  for (const format of CONTRACT_FORMATS) {
+    if (format.kind !== 'glob') continue;
+    const mine = contracts.filter((c) => formatOfRole(c.role) === format);
+    const role = mine[0]?.role;
+    if (role === undefined) continue;
+    const patterns = mine.map((c) => c.path);
     const match = picomatch(patterns, { dot: true });
     const files = all.filter((p) => match(p)).sort(byCodePoint);
-    const format = formatOf({ role, path: patterns.join(', ') });
-    if (format.kind !== 'glob') throw new InternalError(`${role} is read by name, not by globs`);
     const read = await format.readMatched(root, files, env, asProblem);
     pushAll(result.problems, read.problems);
     if (read.value !== undefined && read.failed.size === 0)
@@ -283,14 +286,15 @@ export async function validateContracts(
   }
 
   const named = contractFilesFor(config);
+  const byGlob = (c: ContractPath) => formatOfRole(c.role)?.kind === 'glob';
   const seen = new Set<string>();
   for (const c of named) {
     const key = `${c.role}\0${c.path}`;
-    if (c.glob || seen.has(key)) continue;
+    if (byGlob(c) || seen.has(key)) continue;
     seen.add(key);
     await checkNamed(env, result, c);
   }
-  const globs = named.filter((c) => c.glob);
+  const globs = named.filter(byGlob);
   if (globs.length > 0)
     await checkGlobs(env, result, globs, await (options.listFiles ?? (() => walkFiles(root)))());
   if (!config.tests) result.testsOff = await testsOffFor(root, config, configFile);

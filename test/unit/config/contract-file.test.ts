@@ -8,11 +8,11 @@ import {
 } from '../../../src/config/contract-file.js';
 import { loadConfig, YAML_CONFIG_MAX_BYTES } from '../../../src/config/load.js';
 import { configSchema } from '../../../src/config/schema.js';
+import { parseFixtureLockSliced, readFixtureLock } from '../../../src/contracts/fixture-lock.js';
+import { readTape, readTapeIfExists } from '../../../src/contracts/seed-tape.js';
 import { readFlakeLedger } from '../../../src/freeze/flake-ledger.js';
 import { readSignatureFreeze } from '../../../src/freeze/signature-freeze.js';
 import { readStabilityFreeze } from '../../../src/freeze/stability-freeze.js';
-import { parseFixtureLockSliced, readFixtureLock } from '../../../src/contracts/fixture-lock.js';
-import { readTape, readTapeIfExists } from '../../../src/contracts/seed-tape.js';
 import { runInSlices } from '../../../src/util/time-slice.js';
 import { lockFor } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/gitdir.js';

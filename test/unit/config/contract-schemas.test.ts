@@ -15,14 +15,14 @@ import {
 } from '../../../src/config/contract-schemas.js';
 import { EMPTY_CONTRACT_ROLES, emptyContractText, renderConfig } from '../../../src/config/scaffold.js';
 import { configSchema } from '../../../src/config/schema.js';
+import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
+import { parseFixtureLock } from '../../../src/contracts/fixture-lock.js';
+import { parseTape } from '../../../src/contracts/seed-tape.js';
 import { parseClaimLedger, serializeValidated } from '../../../src/freeze/claim-ledger.js';
 import { parseFlakeLedger } from '../../../src/freeze/flake-ledger.js';
 import { parseSignatureFreeze } from '../../../src/freeze/signature-freeze.js';
 import { parseStabilityFreeze } from '../../../src/freeze/stability-freeze.js';
-import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
-import { parseFixtureLock } from '../../../src/contracts/fixture-lock.js';
 import { relockFixtures } from '../../../src/layers/fixtures/relock.js';
-import { parseTape } from '../../../src/contracts/seed-tape.js';
 import { LAYERS } from '../../../src/pipeline.js';
 import { memoryIO } from '../../helpers/cli-io.js';
 import { GitDir } from '../../helpers/gitdir.js';

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { safeParseSliced } from '../../../src/config/sliced-validation.js';
+import { fixtureLockSchema } from '../../../src/contracts/fixture-lock.js';
+import { tapeSchema } from '../../../src/contracts/seed-tape.js';
 import { flakeLedgerSchema } from '../../../src/freeze/flake-ledger.js';
 import { signatureFreezeSchema } from '../../../src/freeze/signature-freeze.js';
 import { stabilityFreezeSchema } from '../../../src/freeze/stability-freeze.js';
-import { fixtureLockSchema } from '../../../src/contracts/fixture-lock.js';
-import { tapeSchema } from '../../../src/contracts/seed-tape.js';
 import { runToEnd, type SliceBudget } from '../../../src/util/time-slice.js';
 
 /**

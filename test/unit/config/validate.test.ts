@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatValidation, validateContracts } from '../../../src/config/validate.js';
+import { configSchema } from '../../../src/config/schema.js';
+import { formatValidation, validateContractFile, validateContracts } from '../../../src/config/validate.js';
+import { InternalError } from '../../../src/errors.js';
 import { sha256 } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/gitdir.js';
 
@@ -195,5 +197,36 @@ describe('validateContracts: a config without tests', () => {
 
   it('says nothing of the kind when the config has tests', async () => {
     expect((await validateContracts(folder(CLEAN))).testsOff).toBeUndefined();
+  });
+});
+
+describe('validateContractFile', () => {
+  const loaded = { config: configSchema.parse({}), file: 'patchgate.config.json' };
+
+  it('reads one named contract with its format, as init does before wiring a file in', async () => {
+    const r = await validateContractFile(
+      folder({ 'flake_ledger.json': '{"version": 1, "rules": [{"property": "p"}]}' }),
+      loaded,
+      { path: 'flake_ledger.json', role: 'hits.ledger' },
+    );
+    expect(r.files).toEqual([{ file: 'flake_ledger.json', role: 'hits.ledger', status: 'invalid' }]);
+    expect(r.problems.map((p) => p.path)).toContain('rules[0].cause_class');
+  });
+
+  it('is an internal error for a role no format fills: a bug of the caller, never an unread file', async () => {
+    const read = validateContractFile(folder({ 'x.json': '{}' }), loaded, {
+      path: 'x.json',
+      role: 'hits.nothing',
+    });
+    await expect(read).rejects.toBeInstanceOf(InternalError);
+    await expect(read).rejects.toThrow(/no contract format fills the role 'hits.nothing' \(x.json\)/);
+  });
+
+  it('is an internal error for a glob format asked by name: its files are only read together', async () => {
+    const read = validateContractFile(folder({ 'claims/a.yaml': 'patch: p\n' }), loaded, {
+      path: 'claims/a.yaml',
+      role: 'claims.matrix',
+    });
+    await expect(read).rejects.toThrow(/claims\.matrix \(claims\/a\.yaml\) is read by globs, not by name/);
   });
 });

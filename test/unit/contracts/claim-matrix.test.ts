@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { FrozenContracts } from '../../../src/config/frozen-contracts.js';
+import { parseClaimMatrix, readClaimMatrixFiles } from '../../../src/contracts/claim-matrix.js';
 import { ContractFileError } from '../../../src/errors.js';
-import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
 
 const SEED_MATRIX = `# claims/refund-service.yaml
 patch: "refund-cap-agent-diff"
@@ -116,5 +117,39 @@ describe('parseClaimMatrix', () => {
       { file: 'claims/big.yaml', text: `patch: p\n#${'x'.repeat(300 * 1024)}\n` },
     ]);
     expect(problems[0]?.message).toMatch(/a claim matrix is at most 262144 bytes/);
+  });
+});
+
+describe('readClaimMatrixFiles', () => {
+  const files = {
+    'claims/a.yaml': 'patch: p\nclaims:\n  - id: C1\n    statement: totals never exceed 100\n',
+    'claims/b.yaml': `patch: p\nclaims:\n  - id: C2\n    statement: ${'x'.repeat(200)}\n`,
+  };
+
+  it('throws a file it cannot read, as the claims layer needs (the gate cannot judge without it)', async () => {
+    const root = FrozenContracts.of('the base revision', files);
+    await expect(
+      readClaimMatrixFiles(root, ['claims/a.yaml', 'claims/b.yaml'], 'the base revision', 150),
+    ).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+
+  it('makes an unreadable file one more problem when asked, and still reports the others (validate)', async () => {
+    const root = FrozenContracts.of('the working tree', {
+      ...files,
+      'claims/c.yaml': 'patch: p\nclaims:\n  - id: C1\n    statement: reused\n',
+    });
+    const read = await readClaimMatrixFiles(
+      root,
+      ['claims/c.yaml', 'claims/b.yaml', 'claims/a.yaml'],
+      'the working tree',
+      150,
+      (err, file) => ({ file, path: '', message: err.code }),
+    );
+    expect(read.value).toBeUndefined();
+    expect(read.problems.map((p) => `${p.file} ${p.path}: ${p.message}`)).toEqual([
+      'claims/b.yaml : FILE_TOO_LARGE',
+      "claims/c.yaml claims[0].id: claim id 'C1' is already used in claims/a.yaml (line 3); a claim id names one claim, never reused",
+    ]);
+    expect([...read.failed].sort()).toEqual(['claims/b.yaml', 'claims/c.yaml']);
   });
 });

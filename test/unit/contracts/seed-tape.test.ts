@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareTapes } from '../../../src/layers/seeds/compare-tapes.js';
 import { parseTape } from '../../../src/contracts/seed-tape.js';
+import { compareTapes } from '../../../src/layers/seeds/compare-tapes.js';
 import { rejectionOf } from '../../helpers/problems.js';
 
 const FILE = 'property_seeds.json';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseTape } from '../../../../src/contracts/seed-tape.js';
 import type { SeedReplay } from '../../../../src/layers/seeds/model.js';
 import { replayFinding } from '../../../../src/layers/seeds/seeds-layer.js';
-import { parseTape } from '../../../../src/contracts/seed-tape.js';
 
 const tape = parseTape(
   JSON.stringify(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../../../src/errors.js';
 import { parseTape } from '../../../../src/contracts/seed-tape.js';
+import { InputError } from '../../../../src/errors.js';
 import {
   type AddSeedRequest,
   addSeed,

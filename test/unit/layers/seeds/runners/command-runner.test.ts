@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import type { RunnerOutcome, SeedReplay } from '../../../../../src/layers/seeds/model.js';
 import {
   type CommandReplayOptions,
   renderCommand,
   replayCommands,
 } from '../../../../../src/layers/seeds/runners/command.js';
-import type { TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';

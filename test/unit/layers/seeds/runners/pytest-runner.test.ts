@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import type { RunnerOutcome, SeedReplay } from '../../../../../src/layers/seeds/model.js';
 import {
   PYTEST_SEEDS_PLUGIN_PATH,
   type PytestReplayOptions,
   replayPytest,
 } from '../../../../../src/layers/seeds/runners/pytest.js';
-import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../../../src/contracts/seed-tape.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';
