@@ -8,8 +8,9 @@
  */
 import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { CLI, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, type CliResult, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const TODAY = '2026-06-01';
@@ -21,8 +22,7 @@ const codes = (card: { findings: { code: string }[] }) =>
 
 async function check(repo: GitDir, out = '.patchgate/out') {
   const r = await runCli(['check', '--base', 'main', '--quiet', '--out', out], { cwd: repo.dir, env });
-  const card = JSON.parse(readFileSync(path.join(repo.dir, out, 'scorecard.json'), 'utf8'));
-  return { ...r, card };
+  return { ...r, card: readScorecard(path.join(repo.dir, out), r) };
 }
 
 /** A pytest + Hypothesis library whose pyproject says `testpaths = ["tests"]`, with a bench/ pytest must not collect. */
@@ -80,8 +80,8 @@ describe('first run on a pytest + Hypothesis library', { timeout: 300_000 }, () 
     const before = await check(repo);
     expect(before.code).toBe(1);
     expect(codes(before.card)).toEqual(['UNFROZEN_SKIP', 'UNKNOWN_FAILURE_SIGNATURE']);
-    const skips = before.card.findings.filter((f: { code: string }) => f.code === 'UNFROZEN_SKIP');
-    expect(skips.map((f: { evidence: { test: string } }) => f.evidence.test).sort()).toEqual([
+    const skips = before.card.findings.filter((f) => f.code === 'UNFROZEN_SKIP');
+    expect(skips.map((f) => String(f.evidence.test)).sort()).toEqual([
       'pytest::tests.test_lib::test_gpu',
       'pytest::tests.test_lib::test_not_yet',
     ]);
@@ -126,7 +126,7 @@ describe('first run on a pytest + Hypothesis library', { timeout: 300_000 }, () 
     expect(after.stderr).toBe('');
     expect(after.code).toBe(0);
     expect(after.card.verdict).toBe('accept');
-    const frozen = after.card.frozen.filter((z: { layer: string }) => z.layer === 'signatures');
+    const frozen = after.card.frozen.filter((z) => z.layer === 'signatures');
     expect(frozen).toHaveLength(3);
     for (const z of frozen) expect(z).toMatchObject({ origin: 'baseline', excused: 'pre-existing' });
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain(
@@ -395,48 +395,52 @@ test('multiplies', { todo: true }, () => {});
 `,
   };
 
+  // One init --baseline (two sandboxed runs of the suite) serves both patches: each test writes the whole
+  // of src/sum.js, so neither sees the other's.
+  let repo: GitDir;
+  let init: CliResult;
+  let config: { tests?: unknown };
+  let rows: { template: string; test?: string }[];
+  beforeAll(async () => {
+    repo = GitDir.create(NODE_LIB);
+    init = await runCli(['init', '--baseline', '--today', TODAY], { cwd: repo.dir, env });
+    config = json(repo, 'patchgate.config.json');
+    rows = json(repo, 'flake_signatures.json').signatures;
+    repo.commit('human: patchgate init with its baseline');
+  }, 300_000);
+
   it('init detects node --test from scripts.test and carries its arguments; the baseline makes the benign patch pass', async () => {
-    const repo = GitDir.create(NODE_LIB);
-    const init = await runCli(['init', '--baseline', '--today', TODAY], { cwd: repo.dir, env });
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);
     expect(init.stdout).toContain('tests.preset: node-test (scripts.test runs node --test');
-    const config = json(repo, 'patchgate.config.json');
     expect(config.tests).toEqual({ preset: 'node-test', args: ['--test-concurrency=1', 'test/'] });
-    const rows = json(repo, 'flake_signatures.json').signatures;
-    expect(rows.map((r: { template: string }) => r.template).sort()).toEqual([
+    expect(rows.map((r) => r.template).sort()).toEqual([
       'skipped|not written yet',
       'skipped|true',
       expect.stringMatching(/^testCodeFailure\|Expected values to be strictly equal:/),
     ]);
     // node:test's `{ todo: true }` says only "true": bound to its test.
-    expect(rows.find((r: { template: string }) => r.template === 'skipped|true').test).toBe(
-      'test::multiplies',
-    );
-    repo.commit('human: patchgate init with its baseline');
+    expect(rows.find((r) => r.template === 'skipped|true')?.test).toBe('test::multiplies');
 
     // The known failure shows on the head; the gate asks the base for that one test by name (a subset run).
     repo.write({ 'src/sum.js': '// Adds.\nexport const sum = (a, b) => a + b;\n' });
     const after = await check(repo);
     expect(after.stderr).toBe('');
     expect(after.card.verdict).toBe('accept');
-    const known = after.card.frozen.find((z: { covers: string }) => z.covers === 'test::adds floats');
+    const known = after.card.frozen.find((z) => z.covers === 'test::adds floats');
     expect(known).toMatchObject({ origin: 'baseline', excused: 'pre-existing' });
     expect(readdirLogs(repo)).toContain('base-rerun-1.stdout.log');
   });
 
   it('a patch that breaks a passing test is still rejected', async () => {
-    const repo = GitDir.create(NODE_LIB);
-    expect((await runCli(['init', '--baseline', '--today', TODAY], { cwd: repo.dir, env })).code).toBe(0);
-    repo.commit('human: patchgate init with its baseline');
+    expect(init.code).toBe(0);
     repo.write({ 'src/sum.js': 'export const sum = (a, b) => a - b;\n' });
     const broken = await check(repo);
     expect(broken.code).toBe(1);
     expect(codes(broken.card)).toContain('UNKNOWN_FAILURE_SIGNATURE');
-    expect(
-      broken.card.findings.find((f: { code: string }) => f.code === 'UNKNOWN_FAILURE_SIGNATURE').evidence
-        .test,
-    ).toBe('test::adds');
+    expect(broken.card.findings.find((f) => f.code === 'UNKNOWN_FAILURE_SIGNATURE')?.evidence.test).toBe(
+      'test::adds',
+    );
   });
 });
 
