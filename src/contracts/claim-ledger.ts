@@ -1,4 +1,6 @@
 /** The claims layer's freeze-window ledger (`freeze/ledger.json`); its reader and model live in src/freeze. */
+
+import type { PatchgateConfig } from '../config/schema.js';
 import {
   type ClaimLedger,
   claimLedgerSchema,
@@ -6,14 +8,15 @@ import {
   formatClaimLedger,
   readClaimLedger,
 } from '../freeze/claim-ledger.js';
-import type { FileFormat, WithSchema } from './format.js';
+import type { FileFormat } from './format.js';
 
-export const claimLedgerFormat: WithSchema<FileFormat<ClaimLedger>> = {
+export const claimLedgerFormat = {
   kind: 'file',
   roles: ['claims.ledger'],
   layer: 'claims',
   describe: 'freeze-window ledger (freeze/ledger.json)',
-  files: (config) => (config.claims ? [{ path: config.claims.ledger, role: 'claims.ledger' }] : []),
+  files: (config: PatchgateConfig) =>
+    config.claims ? [{ path: config.claims.ledger, role: 'claims.ledger' }] : [],
   schema: { file: 'claim-ledger.schema.json', schema: claimLedgerSchema },
   empty: {
     text(schemaRef) {
@@ -30,4 +33,4 @@ export const claimLedgerFormat: WithSchema<FileFormat<ClaimLedger>> = {
     create: () => `write ${EMPTY_CLAIM_LEDGER} with an entry per freeze id the claim matrix names`,
   },
   read: (root, { path }, env) => readClaimLedger(root, path, env.revision, env.read),
-};
+} satisfies FileFormat<ClaimLedger>;

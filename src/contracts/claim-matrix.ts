@@ -10,10 +10,11 @@ import { z } from 'zod';
 import { type ContractRoot, readContractTextIfExists } from '../config/contract-file.js';
 import { parseYamlDocument, validateDocument } from '../config/documents.js';
 import { YAML_CONFIG_MAX_BYTES } from '../config/load.js';
+import type { PatchgateConfig } from '../config/schema.js';
 import { ContractFileError, PatchgateError, type Problem } from '../errors.js';
 import { nonBlank } from '../freeze/fields.js';
 import { pushAll } from '../util/arrays.js';
-import type { GlobFormat, MatchedRead, WithSchema } from './format.js';
+import type { GlobFormat, MatchedRead } from './format.js';
 
 export const CELLS = ['fixture', 'property', 'freeze'] as const;
 export type Cell = (typeof CELLS)[number];
@@ -171,12 +172,13 @@ export async function readClaimMatrixFiles(
   }
 }
 
-export const claimMatrixFormat: WithSchema<GlobFormat<ClaimMatrix>> = {
+export const claimMatrixFormat = {
   kind: 'glob',
   roles: ['claims.matrix'],
   layer: 'claims',
   describe: 'claim matrix (claims/*.yaml)',
-  files: (config) => config.claims?.matrix.map((g) => ({ path: g, role: 'claims.matrix', glob: true })) ?? [],
+  files: (config: PatchgateConfig) =>
+    config.claims?.matrix.map((g) => ({ path: g, role: 'claims.matrix', glob: true })) ?? [],
   schema: { file: 'claim-matrix.schema.json', schema: matrixFileSchema },
   readMatched: (root, files, env, asProblem) =>
     readClaimMatrixFiles(root, files, env.revision, env.read.maxBytes, asProblem),
@@ -194,4 +196,4 @@ export const claimMatrixFormat: WithSchema<GlobFormat<ClaimMatrix>> = {
                 : `the claim matrix (${files.join(', ')}) has no claims: the claims layer would reject every patch with CLAIMS_EMPTY.`,
           },
         ],
-};
+} satisfies GlobFormat<ClaimMatrix>;

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ContractRoot, readRootText } from '../config/contract-file.js';
+import type { PatchgateConfig } from '../config/schema.js';
 import { ContractFileError, InputError, InternalError } from '../errors.js';
 import { JsonSyntaxError } from '../json/parse.js';
 import { canonicalDigest } from '../json/python-dumps.js';
@@ -82,18 +83,18 @@ export async function digestFixtureFile(root: string, file: string): Promise<Dig
 
 const FILE = /^fixtures\.canonical\[(\d+)\]\.file$/;
 
-export const fixtureDigestFormat: FileFormat<string | undefined> = {
+export const fixtureDigestFormat = {
   kind: 'file',
   roles: ['fixtures.canonical[].file', 'fixtures.canonical[].digest'],
   layer: 'fixtures',
   describe: 'canonical fixture and its digest file (fixtures/lock.json, fixtures/lock.sha256)',
-  files: (config) =>
+  files: (config: PatchgateConfig) =>
     config.fixtures.canonical.flatMap((c, i) => [
       { path: c.file, role: `fixtures.canonical[${i}].file` },
       { path: c.digest, role: `fixtures.canonical[${i}].digest` },
     ]),
   missing: {
-    create(role, config) {
+    create(role: string, config: PatchgateConfig) {
       const fixture = FILE.exec(role);
       if (fixture)
         return 'it is the fixture the digest file locks: restore it, or remove the entry from fixtures.canonical';
@@ -121,4 +122,4 @@ export const fixtureDigestFormat: FileFormat<string | undefined> = {
     }
     return d.ok ? d.digest : undefined;
   },
-};
+} satisfies FileFormat<string | undefined>;

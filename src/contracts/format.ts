@@ -118,9 +118,6 @@ export interface GlobFormat<T = unknown> extends FormatBase {
 
 export type ContractFormat = FileFormat | GlobFormat;
 
-/** A format with a published JSON Schema, for a caller that needs its schema file's name. */
-export type WithSchema<F extends ContractFormat> = F & { schema: PublishedSchema };
-
 /** A role with its indexes written `[]`, as formats name their roles. */
 export function roleKey(role: string): string {
   return role.replace(/\[\d+\]/g, '[]');

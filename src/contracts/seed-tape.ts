@@ -7,10 +7,11 @@ import {
 } from '../config/contract-file.js';
 import { type ParsedDocument, parseJsonDocumentSliced } from '../config/documents.js';
 import { byLineThenPath, issuesToProblemsSliced } from '../config/issues.js';
+import type { PatchgateConfig } from '../config/schema.js';
 import { safeParseSliced } from '../config/sliced-validation.js';
 import { ContractFileError, type Problem } from '../errors.js';
 import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/time-slice.js';
-import type { FileFormat, WithSchema } from './format.js';
+import type { FileFormat } from './format.js';
 
 /**
  * The seed tape (seed 001, `property_seeds.json`): per property, the seeds
@@ -337,12 +338,12 @@ export async function readTapeIfExists(
   return runInSlices((budget) => parseTapeSliced(text, file, budget), options.signal);
 }
 
-export const seedTapeFormat: WithSchema<FileFormat<Tape>> = {
+export const seedTapeFormat = {
   kind: 'file',
   roles: ['seeds.tape'],
   layer: 'seeds',
   describe: 'seed tape (property_seeds.json)',
-  files: (config) => (config.seeds ? [{ path: config.seeds.tape, role: 'seeds.tape' }] : []),
+  files: (config: PatchgateConfig) => (config.seeds ? [{ path: config.seeds.tape, role: 'seeds.tape' }] : []),
   schema: { file: 'seed-tape.schema.json', schema: tapeSchema },
   empty: {
     text: (schemaRef) =>
@@ -364,4 +365,4 @@ export const seedTapeFormat: WithSchema<FileFormat<Tape>> = {
             message: `the seeds layer is on, but ${path} records no property, and an enabled check that checks nothing is an error: add rows with \`patchgate seeds add\`, or set seeds.enabled to false.`,
           },
         ],
-};
+} satisfies FileFormat<Tape>;

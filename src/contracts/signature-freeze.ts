@@ -1,18 +1,20 @@
 /** The signatures layer's failure-signature freeze (`flake_signatures.json`); its reader and model live in src/freeze. */
+
+import type { PatchgateConfig } from '../config/schema.js';
 import {
   formatSignatureFreeze,
   readSignatureFreeze,
   type SignatureFreeze,
   signatureFreezeSchema,
 } from '../freeze/signature-freeze.js';
-import type { FileFormat, WithSchema } from './format.js';
+import type { FileFormat } from './format.js';
 
-export const signatureFreezeFormat: WithSchema<FileFormat<SignatureFreeze>> = {
+export const signatureFreezeFormat = {
   kind: 'file',
   roles: ['signatures.freeze'],
   layer: 'signatures',
   describe: 'failure-signature freeze (flake_signatures.json)',
-  files: (config) =>
+  files: (config: PatchgateConfig) =>
     config.signatures ? [{ path: config.signatures.freeze, role: 'signatures.freeze' }] : [],
   schema: { file: 'signature-freeze.schema.json', schema: signatureFreezeSchema },
   empty: {
@@ -24,4 +26,4 @@ export const signatureFreezeFormat: WithSchema<FileFormat<SignatureFreeze>> = {
     create: () => 'write `{"signatures": []}` (or freeze a failure with `patchgate signatures add`)',
   },
   read: (root, { path }, env) => readSignatureFreeze(root, path, env.revision, env.read),
-};
+} satisfies FileFormat<SignatureFreeze>;

@@ -1,14 +1,17 @@
 /** The stability layer's freeze (`stability_freeze.json`); its reader and model live in src/freeze. */
+
+import type { PatchgateConfig } from '../config/schema.js';
 import type { Freeze } from '../freeze/model.js';
 import { readStabilityFreeze, stabilityFreezeSchema } from '../freeze/stability-freeze.js';
-import type { FileFormat, WithSchema } from './format.js';
+import type { FileFormat } from './format.js';
 
-export const stabilityFreezeFormat: WithSchema<FileFormat<Freeze[]>> = {
+export const stabilityFreezeFormat = {
   kind: 'file',
   roles: ['stability.freeze'],
   layer: 'stability',
   describe: 'stability freeze (stability_freeze.json)',
-  files: (config) => (config.stability ? [{ path: config.stability.freeze, role: 'stability.freeze' }] : []),
+  files: (config: PatchgateConfig) =>
+    config.stability ? [{ path: config.stability.freeze, role: 'stability.freeze' }] : [],
   schema: { file: 'stability-freeze.schema.json', schema: stabilityFreezeSchema },
   empty: {
     text: (schemaRef) =>
@@ -21,4 +24,4 @@ export const stabilityFreezeFormat: WithSchema<FileFormat<Freeze[]>> = {
       'the gate reads that as no freezes, so every pre-existing flaky test rejects. Write {"freezes": []} to make the file a reviewed contract.',
   },
   read: (root, { path }, env) => readStabilityFreeze(root, path, env.revision, env.read),
-};
+} satisfies FileFormat<Freeze[]>;
