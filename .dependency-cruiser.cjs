@@ -115,7 +115,8 @@ module.exports = {
       from: { path: pathsOf(SANDBOXED) },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: '^node_modules/jiti/',
+        // Wherever node_modules really is (a symlinked one resolves outside the repository).
+        pathNot: '(^|/)node_modules/jiti/',
         dependencyTypesNot: ['type-only'],
       },
     },
