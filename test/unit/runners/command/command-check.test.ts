@@ -58,7 +58,7 @@ if (mode === 'copy') {
   // bubblewrap adds PWD, the folder it changed to; the sandbox its temp folder, its private /tmp.
   const own = (k) => k === 'PWD' || (['TEMP', 'TMP', 'TMPDIR'].includes(k) && process.env[k] === '/tmp');
   const keys = Object.keys(process.env).filter((k) => !own(k)).sort().join(',');
-  if (keys !== 'ONLY_THIS,PATCHGATE_FIXTURE' || process.env.ONLY_THIS !== 'yes') {
+  if (keys !== arg || process.env.ONLY_THIS !== 'yes') {
     console.error('unexpected env: ' + keys);
     process.exit(2);
   }
@@ -148,11 +148,18 @@ describe('runCommandCheck', () => {
     expect(readFileSync(copy, 'utf8')).toBe(raw);
   });
 
-  it('gives the command exactly the env it was given plus PATCHGATE_FIXTURE', async () => {
+  it("gives the command exactly the sandbox's environment, what it was given and PATCHGATE_FIXTURE, never a host secret", async () => {
     process.env.PATCHGATE_TEST_SECRET = 'do-not-leak';
     try {
+      // The child compares its own variable names with these (temp folders and PWD aside).
+      const own = new Set(['PWD', ...(sandbox.isolation.mode === 'bwrap' ? ['TEMP', 'TMP', 'TMPDIR'] : [])]);
+      const expected = [...Object.keys(sandbox.environment({ ONLY_THIS: 'yes' })), 'PATCHGATE_FIXTURE']
+        .filter((k) => !own.has(k))
+        .sort()
+        .join(',');
+      expect(expected).not.toContain('PATCHGATE_TEST_SECRET');
       const out = await runCommandCheck({
-        ...base('env'),
+        ...base('env', expected),
         env: { ONLY_THIS: 'yes' },
         fixture: seed,
         tmpDir: tmp,

@@ -147,15 +147,21 @@ describe('HarnessClient with a well-behaved harness', () => {
     expect(prop?.claims[29_999]).toBe(`field_29999_${'x'.repeat(100)}`);
   });
 
-  it('gives the child exactly the env it was given', async () => {
+  it("gives the child exactly the sandbox's environment and what it was given, never a secret of the host", async () => {
     process.env.PATCHGATE_TEST_SECRET = 'do-not-leak';
     try {
-      const client = await start('env', { env: { ONLY_THIS: 'yes', ALSO: 'this one' } });
-      // bubblewrap adds PWD (the cwd it changed to), the sandbox a temp folder of its own; nothing of the
-      // parent's environment gets through.
-      const claims = (await client.list())[0]?.claims.filter((c) => !c.startsWith('PWD='));
-      const temp = sandbox.isolation.mode === 'bwrap' ? ['TEMP=/tmp', 'TMP=/tmp', 'TMPDIR=/tmp'] : [];
-      expect(claims).toEqual(['ALSO=this one', 'ONLY_THIS=yes', ...temp]);
+      const given = { ONLY_THIS: 'yes', ALSO: 'this one' };
+      const client = await start('env', { env: given });
+      // bubblewrap adds PWD (the cwd it changed to), the sandbox a temp folder of its own (and moves HOME
+      // there when the child may not write it); nothing else of the parent's environment gets through.
+      const claims = (await client.list())[0]?.claims.filter((c) => !c.startsWith('PWD=')) ?? [];
+      const names = new Set(claims.map((c) => c.slice(0, c.indexOf('='))));
+      const temp = sandbox.isolation.mode === 'bwrap' ? ['TEMP', 'TMP', 'TMPDIR'] : [];
+      expect([...names].sort()).toEqual(
+        [...new Set([...Object.keys(sandbox.environment(given)), ...temp])].sort(),
+      );
+      expect(claims).toEqual(expect.arrayContaining(['ALSO=this one', 'ONLY_THIS=yes']));
+      expect(names.has('PATCHGATE_TEST_SECRET')).toBe(false);
     } finally {
       delete process.env.PATCHGATE_TEST_SECRET;
     }

@@ -216,12 +216,15 @@ describe('runTests', () => {
     expect(readFileSync(big.stderrFile, 'utf8')).toBe('');
   });
 
-  it('passes exactly the given environment, plus (in the sandbox) a temp folder it can write', async () => {
+  it("passes exactly the sandbox's environment and the given variables, plus (in the sandbox) a temp folder it can write", async () => {
     setup();
     process.env.PATCHGATE_TEST_SECRET = 'hunter2';
-    const run = await runTests(opts(['env'], { env: { ONLY_THIS: 'yes', ALSO: '1' } }));
-    const temp = sandbox.isolation.mode === 'bwrap' ? ',TEMP,TMP,TMPDIR' : '';
-    expect(readFileSync(run.stdoutFile, 'utf8')).toBe(`ALSO,ONLY_THIS${temp}\n`);
+    const given = { ONLY_THIS: 'yes', ALSO: '1' };
+    const run = await runTests(opts(['env'], { env: given }));
+    const temp = sandbox.isolation.mode === 'bwrap' ? ['TEMP', 'TMP', 'TMPDIR'] : [];
+    const expected = [...new Set([...Object.keys(sandbox.environment(given)), ...temp])].sort().join(',');
+    expect(expected).not.toContain('PATCHGATE_TEST_SECRET');
+    expect(readFileSync(run.stdoutFile, 'utf8')).toBe(`${expected}\n`);
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {
