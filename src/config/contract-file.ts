@@ -1,7 +1,7 @@
 import { access, type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import type { FrozenContracts } from './frozen-contracts.js';
+import type { ContractSnapshot } from './contract-snapshot.js';
 
 const MiB = 1024 * 1024;
 
@@ -97,7 +97,7 @@ const RAISE_CONTRACT_CAP =
  * runs on the working tree), or the gate's snapshot of a revision, read from
  * git's objects before any head code ran.
  */
-export type ContractRoot = string | FrozenContracts;
+export type ContractRoot = string | ContractSnapshot;
 
 /** The text of `file` from `root`, under the cap `read` describes; undefined when it does not exist. */
 export async function readRootText(

@@ -1,5 +1,5 @@
 import type { ReasonCode } from '../codes.js';
-import type { FrozenContracts } from '../config/frozen-contracts.js';
+import type { ContractSnapshot } from '../config/contract-snapshot.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
@@ -101,10 +101,11 @@ export interface LayerContext {
   sandbox: Sandbox;
   /**
    * Every contract file of both revisions, read from git's objects before any
-   * head code ran. Rules come from `frozen.base`; the head's copies (`frozen.head`)
-   * are only compared against them. No layer reads a contract from disk.
+   * head code ran. Rules come from `snapshot.base`; the head's copies
+   * (`snapshot.head`) are only compared against them. No layer reads a
+   * contract from disk.
    */
-  frozen: { base: FrozenContracts; head: FrozenContracts };
+  snapshot: { base: ContractSnapshot; head: ContractSnapshot };
   /** The patch's hunks (base..head, no context), computed once on first use. */
   hunks(): Promise<readonly Hunk[]>;
   /**

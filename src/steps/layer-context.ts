@@ -49,7 +49,7 @@ export function layerContext(ws: Workspace, rules: Rules, rt: Runtime, o: Contex
     today: o.today,
     logDir: rt.logDir,
     ...(rt.tests ? { tests: rt.tests } : {}),
-    frozen: rules.snapshot,
+    snapshot: rules.snapshot,
     hunks: () => {
       hunksP ??= diffHunks(ws.repo, revs.baseCommit, headTree).then((d) => d.hunks);
       return hunksP;

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { DEFAULT_CONTRACT_BYTES } from '../config/contract-file.js';
-import { FrozenContracts } from '../config/frozen-contracts.js';
+import { ContractSnapshot } from '../config/contract-snapshot.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../config/load.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import { type Change, changedPaths } from '../git/changes.js';
@@ -22,8 +22,8 @@ export interface Rules {
   /** Every contract file the enabled layers name, with the base's matches of their globs. */
   readonly contracts: readonly NamedContract[];
   /** The paths both snapshots hold: the config, the named contracts, and the head's extra glob matches. */
-  readonly frozenPaths: readonly string[];
-  readonly snapshot: { readonly base: FrozenContracts; readonly head: FrozenContracts };
+  readonly snapshotPaths: readonly string[];
+  readonly snapshot: { readonly base: ContractSnapshot; readonly head: ContractSnapshot };
   /** The layers of the pipeline this config turns on, in order. */
   readonly enabled: readonly Layer[];
   /** Whether a layer of that name is on. */
@@ -38,7 +38,7 @@ export async function readRules(
 ): Promise<Rules> {
   const { repo, revs, headTree } = ws;
   const baseLabel = `the base revision ${revs.baseCommit.slice(0, 12)}`;
-  const configs = await FrozenContracts.read(
+  const configs = await ContractSnapshot.read(
     repo,
     revs.baseCommit,
     CONFIG_FILE_NAMES,
@@ -54,7 +54,7 @@ export async function readRules(
   const named: NamedContract[] = enabled.flatMap((l) => l.contractFiles(config));
   const globbed = await expandContractGlobs(repo, revs.baseCommit, headTree, named);
   const contracts: NamedContract[] = [...named, ...globbed.base];
-  const frozenPaths = [
+  const snapshotPaths = [
     configFile,
     ...CONFIG_FILE_NAMES,
     ...contracts.filter((c) => !c.glob).map((c) => c.path),
@@ -62,8 +62,8 @@ export async function readRules(
   ];
   const limit = config.limits.contractBytes;
   const snapshot = {
-    base: await FrozenContracts.read(repo, revs.baseCommit, frozenPaths, baseLabel, limit),
-    head: await FrozenContracts.read(repo, headTree, frozenPaths, 'the head', limit),
+    base: await ContractSnapshot.read(repo, revs.baseCommit, snapshotPaths, baseLabel, limit),
+    head: await ContractSnapshot.read(repo, headTree, snapshotPaths, 'the head', limit),
   };
   const names = new Set(enabled.map((l) => l.name));
   return {
@@ -71,7 +71,7 @@ export async function readRules(
     configFile,
     changes,
     contracts,
-    frozenPaths,
+    snapshotPaths,
     snapshot,
     enabled,
     isEnabled: (name) => names.has(name),

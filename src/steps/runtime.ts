@@ -1,5 +1,5 @@
 import { contractReadOptions } from '../config/contract-file.js';
-import type { FrozenContracts } from '../config/frozen-contracts.js';
+import type { ContractSnapshot } from '../config/contract-snapshot.js';
 import type { PatchgateConfig } from '../config/schema.js';
 import { lockedFixtureDigests } from '../layers/fixtures/locked-digests.js';
 import { configuredPrograms, programFindings } from '../layers/program-finding.js';
@@ -222,7 +222,7 @@ async function writeGuards(
     () => [],
   );
   return [
-    await WrittenGuard.take(ws.headRoot, [...rules.frozenPaths, ...locked], {
+    await WrittenGuard.take(ws.headRoot, [...rules.snapshotPaths, ...locked], {
       kind: 'contract',
       committed: ws.committedBytes(ws.headTree),
     }),
@@ -239,7 +239,7 @@ async function writeGuards(
  * A tape the layer cannot read counts as one: the seeds layer reports it.
  */
 async function tapeRunsPython(
-  base: FrozenContracts,
+  base: ContractSnapshot,
   config: PatchgateConfig,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { contractReadOptions } from '../../config/contract-file.js';
-import type { FrozenContracts } from '../../config/frozen-contracts.js';
+import type { ContractSnapshot } from '../../config/contract-snapshot.js';
 import type { ClaimsConfig, PatchgateConfig } from '../../config/schema.js';
 import {
   CELLS,
@@ -59,7 +59,7 @@ function finding(
 
 /** Every matrix file of one revision's snapshot, parsed together so every problem is reported at once. */
 async function readMatrix(
-  root: FrozenContracts,
+  root: ContractSnapshot,
   globs: readonly string[],
   maxBytes: number,
 ): Promise<ClaimMatrix> {
@@ -95,7 +95,7 @@ export const claimsLayer: Layer = {
     const cfg = ctx.config.claims;
     if (!cfg) return { findings: [] };
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const matrix = await readMatrix(ctx.frozen.base, cfg.matrix, read.maxBytes);
+    const matrix = await readMatrix(ctx.snapshot.base, cfg.matrix, read.maxBytes);
     const findings: Finding[] = [];
     if (matrix.claims.length === 0) {
       const files = matrix.files.map((f) => f.file);
@@ -115,9 +115,9 @@ export const claimsLayer: Layer = {
       });
       return { findings };
     }
-    const ledger = await readClaimLedger(ctx.frozen.base, cfg.ledger, 'the base revision', read);
+    const ledger = await readClaimLedger(ctx.snapshot.base, cfg.ledger, 'the base revision', read);
     const locked = ctx.config.fixtures.enabled
-      ? await lockedFixtureDigests(ctx.frozen.base, ctx.config, 'the base revision', read)
+      ? await lockedFixtureDigests(ctx.snapshot.base, ctx.config, 'the base revision', read)
       : undefined;
     const judge = { ctx, cfg, ledger, locked };
 
@@ -248,7 +248,7 @@ async function judgeHeadMatrix(j: Judge, base: ClaimMatrix, out: Finding[]): Pro
   const { ctx, cfg } = j;
   let head: ClaimMatrix;
   try {
-    head = await readMatrix(ctx.frozen.head, cfg.matrix, ctx.config.limits.contractBytes);
+    head = await readMatrix(ctx.snapshot.head, cfg.matrix, ctx.config.limits.contractBytes);
   } catch (err) {
     if (!(err instanceof ContractFileError)) throw err;
     // Not the base's: it decides nothing, and CONTRACT_TOUCHED already names the edit that broke it.

@@ -80,7 +80,7 @@ export const contractsLayer: Layer = {
       // A glob that matches nothing is its layer's to report (CLAIMS_EMPTY), with what to write.
       if (c.glob || seen.has(c.path)) continue;
       seen.add(c.path);
-      if (!ctx.frozen.base.has(c.path)) {
+      if (!ctx.snapshot.base.has(c.path)) {
         findings.push({
           code: 'CONTRACT_MISSING',
           layer: LAYER,

@@ -61,8 +61,8 @@ export const hitsLayer: Layer = {
       })),
     ]);
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const locked = await lockedFixtureDigests(ctx.frozen.base, ctx.config, 'the base revision', read);
-    const ledger = await readFlakeLedger(ctx.frozen.base, hits.ledger, 'the base revision', read);
+    const locked = await lockedFixtureDigests(ctx.snapshot.base, ctx.config, 'the base revision', read);
+    const ledger = await readFlakeLedger(ctx.snapshot.base, hits.ledger, 'the base revision', read);
     const childEnv = ctx.sandbox.environment();
     // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
     const poolFor = (root: string) =>

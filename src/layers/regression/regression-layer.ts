@@ -254,7 +254,7 @@ async function isRunnableTestFile(ctx: LayerContext, file: string): Promise<bool
 async function signatureFreeze(ctx: LayerContext): Promise<SignatureFreeze | undefined> {
   const cfg = ctx.config.signatures;
   if (!cfg?.enabled) return undefined;
-  return readSignatureFreeze(ctx.frozen.base, cfg.freeze, 'the base revision', {
+  return readSignatureFreeze(ctx.snapshot.base, cfg.freeze, 'the base revision', {
     ...contractReadOptions(ctx.config, ctx.signal),
     ifMissing: 'empty',
   });

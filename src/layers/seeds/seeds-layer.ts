@@ -118,7 +118,7 @@ export const seedsLayer: Layer = {
     const cfg = ctx.config.seeds;
     if (!cfg) return { findings: [] };
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const tape = await readTape(ctx.frozen.base, cfg.tape, 'the base revision', read);
+    const tape = await readTape(ctx.snapshot.base, cfg.tape, 'the base revision', read);
     await assertSourcesFound(
       ctx.base.root,
       ctx.configFile,
@@ -134,7 +134,7 @@ export const seedsLayer: Layer = {
     let head: Tape | undefined;
     let headProblem: string | undefined;
     try {
-      head = await readTapeIfExists(ctx.frozen.head, cfg.tape, 'the head', read);
+      head = await readTapeIfExists(ctx.snapshot.head, cfg.tape, 'the head', read);
       if (!head) headProblem = `${cfg.tape} was deleted`;
     } catch (err) {
       if (ctx.signal.aborted) throw err;

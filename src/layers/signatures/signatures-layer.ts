@@ -62,12 +62,12 @@ export const signaturesLayer: Layer = {
     const cfg = ctx.config.signatures;
     if (!cfg || !ctx.tests) return { findings: [] };
     const read = contractReadOptions(ctx.config, ctx.signal);
-    const freeze = await readSignatureFreeze(ctx.frozen.base, cfg.freeze, 'the base revision', read);
+    const freeze = await readSignatureFreeze(ctx.snapshot.base, cfg.freeze, 'the base revision', read);
     const findings: Finding[] = [];
 
     // The head may not delete what a human froze, even in a commit that also edits the file.
-    const headFreeze = ctx.frozen.head.has(cfg.freeze)
-      ? await readSignatureFreeze(ctx.frozen.head, cfg.freeze, 'the head', read).catch((err: unknown) => {
+    const headFreeze = ctx.snapshot.head.has(cfg.freeze)
+      ? await readSignatureFreeze(ctx.snapshot.head, cfg.freeze, 'the head', read).catch((err: unknown) => {
           // An unreadable head freeze deletes nothing by itself; an interrupted run stops.
           if (ctx.signal.aborted) throw err;
           return undefined;
@@ -241,7 +241,7 @@ async function nameNewFailures(
   const classes = await classifyFailures({ tests, scheme: cfg.scheme, failures: unmatched });
   const stability = ctx.config.stability?.enabled
     ? await readStabilityFreeze(
-        ctx.frozen.base,
+        ctx.snapshot.base,
         ctx.config.stability.freeze,
         'the base revision',
         contractReadOptions(ctx.config, ctx.signal),

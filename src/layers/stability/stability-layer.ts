@@ -77,7 +77,7 @@ export const stabilityLayer: Layer = {
     const tests = ctx.tests;
     if (!cfg || !tests) return { findings: [] };
     const freezes = await readStabilityFreeze(
-      ctx.frozen.base,
+      ctx.snapshot.base,
       cfg.freeze,
       'the base revision',
       contractReadOptions(ctx.config, ctx.signal),

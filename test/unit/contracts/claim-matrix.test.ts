@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrozenContracts } from '../../../src/config/frozen-contracts.js';
+import { ContractSnapshot } from '../../../src/config/contract-snapshot.js';
 import { parseClaimMatrix, readClaimMatrixFiles } from '../../../src/contracts/claim-matrix.js';
 import { ContractFileError } from '../../../src/errors.js';
 
@@ -127,14 +127,14 @@ describe('readClaimMatrixFiles', () => {
   };
 
   it('throws a file it cannot read, as the claims layer needs (the gate cannot judge without it)', async () => {
-    const root = FrozenContracts.of('the base revision', files);
+    const root = ContractSnapshot.of('the base revision', files);
     await expect(
       readClaimMatrixFiles(root, ['claims/a.yaml', 'claims/b.yaml'], 'the base revision', 150),
     ).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
   });
 
   it('makes an unreadable file one more problem when asked, and still reports the others (validate)', async () => {
-    const root = FrozenContracts.of('the working tree', {
+    const root = ContractSnapshot.of('the working tree', {
       ...files,
       'claims/c.yaml': 'patch: p\nclaims:\n  - id: C1\n    statement: reused\n',
     });

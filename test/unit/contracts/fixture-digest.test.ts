@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contractReadOptions } from '../../../src/config/contract-file.js';
-import { FrozenContracts } from '../../../src/config/frozen-contracts.js';
+import { ContractSnapshot } from '../../../src/config/contract-snapshot.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { fixtureDigestFormat } from '../../../src/contracts/fixture-digest.js';
 import type { ReadEnv } from '../../../src/contracts/format.js';
@@ -23,9 +23,9 @@ const DIGEST = { path: 'fixtures/lock.sha256', role: 'fixtures.canonical[0].dige
 
 describe('the canonical fixture and digest file format', () => {
   it('reads the digest file from a frozen snapshot, and refuses one that is not a digest, located', async () => {
-    const good = FrozenContracts.of('the base revision', { 'fixtures/lock.sha256': `${'a'.repeat(64)}\n` });
+    const good = ContractSnapshot.of('the base revision', { 'fixtures/lock.sha256': `${'a'.repeat(64)}\n` });
     expect(await fixtureDigestFormat.read(good, DIGEST, env)).toBe('a'.repeat(64));
-    const bad = FrozenContracts.of('the base revision', { 'fixtures/lock.sha256': 'not a digest' });
+    const bad = ContractSnapshot.of('the base revision', { 'fixtures/lock.sha256': 'not a digest' });
     const err = await fixtureDigestFormat.read(bad, DIGEST, env).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContractFileError);
     expect((err as ContractFileError).problems).toMatchObject([
@@ -46,7 +46,7 @@ describe('the canonical fixture and digest file format', () => {
   });
 
   it('is an internal error to ask a frozen snapshot for the fixture: fixtures are digested from a checkout', async () => {
-    const snapshot = FrozenContracts.of('the base revision', { 'fixtures/lock.json': '{}' });
+    const snapshot = ContractSnapshot.of('the base revision', { 'fixtures/lock.json': '{}' });
     await expect(fixtureDigestFormat.read(snapshot, FILE, env)).rejects.toBeInstanceOf(InternalError);
   });
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { entryResult } from '../../../src/cli/commands/record.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../../src/config/contract-file.js';
-import { FrozenContracts } from '../../../src/config/frozen-contracts.js';
+import { ContractSnapshot } from '../../../src/config/contract-snapshot.js';
 import { ContractFileError, InputError, InternalError, type Problem } from '../../../src/errors.js';
 import {
   type ClaimLedger,
@@ -331,10 +331,10 @@ describe('claim ledger: reading', () => {
     writeFileSync(path.join(dir, FILE), text(SEED));
     const options = { maxBytes: DEFAULT_CONTRACT_BYTES };
     expect((await readClaimLedger(dir, FILE, 'the working tree', options)).entries.size).toBe(3);
-    const snapshot = FrozenContracts.of('the base revision abc123', { [FILE]: text(SEED) });
+    const snapshot = ContractSnapshot.of('the base revision abc123', { [FILE]: text(SEED) });
     expect((await readClaimLedger(snapshot, FILE, snapshot.revision, options)).windowRuns).toBe(20);
 
-    const missing = FrozenContracts.of('the base revision abc123', { [FILE]: undefined });
+    const missing = ContractSnapshot.of('the base revision abc123', { [FILE]: undefined });
     const err = await readClaimLedger(missing, FILE, missing.revision, options).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as InputError).code).toBe('CONTRACT_INVALID');

@@ -13,7 +13,7 @@ import type { Git } from '../git/git.js';
 
 type Entry = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'too-large'; size: number };
 
-export class FrozenContracts {
+export class ContractSnapshot {
   private constructor(
     /** Names the revision in messages, e.g. `the base revision 1a2b3c4d5e6f`. */
     readonly revision: string,
@@ -33,7 +33,7 @@ export class FrozenContracts {
     paths: Iterable<string>,
     revision: string,
     maxBytes: number,
-  ): Promise<FrozenContracts> {
+  ): Promise<ContractSnapshot> {
     const wanted = [...new Set(paths)].sort();
     const entries = new Map<string, Entry>();
     const sizes = wanted.length === 0 ? [] : await batchCheck(git, treeish, wanted);
@@ -48,15 +48,15 @@ export class FrozenContracts {
       const texts = await batchRead(git, treeish, readable);
       for (const [i, p] of readable.entries()) entries.set(p, { kind: 'text', text: texts[i] ?? '' });
     }
-    return new FrozenContracts(revision, entries);
+    return new ContractSnapshot(revision, entries);
   }
 
   /** A snapshot of files already in memory (tests, and revisions that are not in git). */
-  static of(revision: string, files: Record<string, string | undefined>): FrozenContracts {
+  static of(revision: string, files: Record<string, string | undefined>): ContractSnapshot {
     const entries = new Map<string, Entry>();
     for (const [p, t] of Object.entries(files))
       entries.set(p, t === undefined ? { kind: 'missing' } : { kind: 'text', text: t });
-    return new FrozenContracts(revision, entries);
+    return new ContractSnapshot(revision, entries);
   }
 
   has(file: string): boolean {
