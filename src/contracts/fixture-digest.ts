@@ -1,5 +1,5 @@
 /**
- * Seed 000's canonical pair (`fixtures.canonical`): a JSON fixture of the
+ * A canonical pair (`fixtures.canonical`): a JSON fixture of the
  * repository's own shape, and a plain-text digest file holding the SHA-256
  * of its canonical JSON (`fixtures/lock.sha256`). Both are contract files;
  * neither has a JSON Schema (the fixture's shape is the repository's, the
@@ -16,7 +16,7 @@ import type { FileFormat } from './format.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Reads seed 000's digest file: one SHA-256 hex digest, surrounding whitespace ignored. */
+/** Reads a digest file: one SHA-256 hex digest, surrounding whitespace ignored. */
 export async function readDigestFile(
   root: ContractRoot,
   file: string,

@@ -14,7 +14,7 @@ import { runInSlices, runToEnd, type SliceBudget, type Sliced } from '../util/ti
 import type { FileFormat } from './format.js';
 
 /**
- * The seed tape (seed 001, `property_seeds.json`): per property, the seeds
+ * The seed tape (`property_seeds.json`): per property, the seeds
  * that once found a counterexample and a floor on how many examples it must
  * run. It is a contract file: read from the base, only compared on the head.
  *

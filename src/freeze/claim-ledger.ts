@@ -9,7 +9,7 @@ import { nonBlank } from './fields.js';
 import { isoDate } from './model.js';
 
 /**
- * The freeze-window ledger of the claims layer (seed 003, `freeze/ledger.json`):
+ * The freeze-window ledger of the claims layer (`freeze/ledger.json`):
  * one entry per freeze id a claim names, with the check's recent results in a
  * window of the last `window_runs` recorded runs.
  *

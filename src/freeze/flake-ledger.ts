@@ -6,7 +6,7 @@ import { freezeDate, nonBlank } from './fields.js';
 import type { Freeze } from './model.js';
 
 /**
- * The cause-class flake ledger (seed 000, `flake_ledger.json`): flakes are
+ * The cause-class flake ledger (`flake_ledger.json`): flakes are
  * frozen by the cause of their nondeterminism, never by test id.
  *
  * The schema checks only the *shape* of the file. Whether a well-formed row

@@ -16,7 +16,7 @@ import { freezeDate } from './fields.js';
 import { type Freeze, isExpired } from './model.js';
 
 /**
- * The failure-signature freeze (seed 001, `flake_signatures.json`): known
+ * The failure-signature freeze (`flake_signatures.json`): known
  * failures and skips frozen by the hash of their normalized message, never by
  * test name.
  *

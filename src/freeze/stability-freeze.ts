@@ -10,8 +10,8 @@ import { freezeDate, nonBlank } from './fields.js';
 import { type Freeze, isExpired } from './model.js';
 
 /**
- * Freeze rows for tests that were flaky before the patch (seed 002's rule
- * one). Every row needs an owner, a reason and an expiry: a freeze without
+ * Freeze rows for tests that were flaky before the patch (a freeze excuses
+ * only what was already flaky). Every row needs an owner, a reason and an expiry: a freeze without
  * an expiry is a permanent blind spot.
  */
 export const stabilityFreezeSchema = z.strictObject({
