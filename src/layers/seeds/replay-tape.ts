@@ -5,9 +5,9 @@ import { InputError } from '../../errors.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import type { ProgressTally } from '../progress.js';
 import type { ExampleCount, SeedReplay } from './model.js';
-import { replayCommands } from './runners/command.js';
-import { type FastCheckOutcome, replayFastCheck } from './runners/fast-check.js';
-import { replayPytest } from './runners/pytest.js';
+import { replayCommands } from './replayers/command.js';
+import { type FastCheckOutcome, replayFastCheck } from './replayers/fast-check.js';
+import { replayPytest } from './replayers/pytest.js';
 
 export interface ReplayTapeOptions {
   /** The checkout whose code runs. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema, type PatchgateConfigInput } from '../../../../src/config/schema.js';
 import { parseTape } from '../../../../src/contracts/seed-tape.js';
 import type { TestOutcome } from '../../../../src/junit/model.js';
-import { replayPytest } from '../../../../src/layers/seeds/runners/pytest.js';
+import { replayPytest } from '../../../../src/layers/seeds/replayers/pytest.js';
 import { pytestNodeId } from '../../../../src/runners/tests/presets.js';
 import { TestSession } from '../../../../src/runners/tests/session.js';
 import { tempDir } from '../../../helpers/gitdir.js';

@@ -8,7 +8,7 @@ import {
   PYTEST_SEEDS_PLUGIN_PATH,
   type PytestReplayOptions,
   replayPytest,
-} from '../../../../../src/layers/seeds/runners/pytest.js';
+} from '../../../../../src/layers/seeds/replayers/pytest.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';

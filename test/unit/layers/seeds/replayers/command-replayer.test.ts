@@ -7,7 +7,7 @@ import {
   type CommandReplayOptions,
   renderCommand,
   replayCommands,
-} from '../../../../../src/layers/seeds/runners/command.js';
+} from '../../../../../src/layers/seeds/replayers/command.js';
 import { scrubbedEnv } from '../../../../../src/util/scrub-env.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';

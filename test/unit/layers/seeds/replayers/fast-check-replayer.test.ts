@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TapeRow, TapeSeed } from '../../../../../src/contracts/seed-tape.js';
-import { replayFastCheck } from '../../../../../src/layers/seeds/runners/fast-check.js';
+import { replayFastCheck } from '../../../../../src/layers/seeds/replayers/fast-check.js';
 import { tempDir } from '../../../../helpers/gitdir.js';
 import { testSandbox } from '../../../../helpers/sandbox.js';
 
