@@ -1,6 +1,7 @@
 import type { ReasonCode } from '../codes.js';
 import type { ContractSnapshot } from '../config/contract-snapshot.js';
 import type { PatchgateConfig } from '../config/schema.js';
+import type { ContractPath } from '../contracts/format.js';
 import type { Change } from '../git/changes.js';
 import type { Hunk } from '../git/hunks.js';
 import type { MissingSubmodule } from '../git/submodules.js';
@@ -44,18 +45,11 @@ export interface Revision {
   missingSubmodules?: readonly MissingSubmodule[];
 }
 
-/** A contract file a layer reads from the base; the contracts layer protects it. */
-export interface NamedContract {
-  path: string;
-  /** Where the config names it, e.g. `fixtures.lock`. */
-  role: string;
-  /**
-   * `path` is a glob (the claim matrix, `claims/*.yaml`): every file it
-   * matches, on either side, is a contract file. The pipeline freezes the
-   * matches and lists the base's as named contracts of their own.
-   */
-  glob?: boolean;
-}
+/**
+ * A contract file a layer reads from the base; the contracts layer protects
+ * it. A glob's matches on the base become named contracts of their own.
+ */
+export type NamedContract = ContractPath;
 
 export interface LayerContext {
   config: PatchgateConfig;

@@ -1,6 +1,7 @@
 import { contractReadOptions } from '../config/contract-file.js';
 import type { ContractSnapshot } from '../config/contract-snapshot.js';
 import type { PatchgateConfig } from '../config/schema.js';
+import { readTapeIfExists } from '../contracts/seed-tape.js';
 import { lockedFixtureDigests } from '../layers/fixtures/locked-digests.js';
 import { configuredPrograms, programFindings } from '../layers/program-finding.js';
 import type { ProgressReport } from '../layers/progress.js';
@@ -10,7 +11,6 @@ import {
   networkSettings,
   unsandboxedFinding,
 } from '../layers/sandbox-finding.js';
-import { readTapeIfExists } from '../layers/seeds/tape.js';
 import type { Finding, Layer } from '../layers/types.js';
 import { WrittenGuard } from '../layers/written-guard.js';
 import { buildOverlay, type Overlay } from '../overlay/overlay-tree.js';
