@@ -2,7 +2,7 @@
  * Which layers a config turns on, in the gate's order. `validate` and
  * `init` say which layers judge a patch and read those layers' contract
  * files; src/config sits below the layers and cannot load them, so the rule
- * is written here, and a unit test holds it to every layer's own `enabled`.
+ * is written here, and every layer's `enabled` is its switch (`switchOf`).
  */
 import type { PatchgateConfig } from './schema.js';
 
@@ -27,6 +27,16 @@ export const LAYER_SWITCHES: readonly LayerSwitch[] = [
   { name: 'stability', on: (c) => c.stability?.enabled === true && testsOn(c) },
   { name: 'claims', on: (c) => c.claims?.enabled === true },
 ];
+
+/**
+ * Whether `config` turns the layer `name` on: each layer's own `enabled`, so
+ * the rule is written once.
+ */
+export function switchOf(name: string): (config: PatchgateConfig) => boolean {
+  const found = LAYER_SWITCHES.find((l) => l.name === name);
+  if (!found) throw new TypeError(`no layer switch named ${name}`);
+  return found.on;
+}
 
 /** The names of the layers `config` turns on, in the gate's order. */
 export function layersOn(config: PatchgateConfig): string[] {

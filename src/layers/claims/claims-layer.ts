@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { contractReadOptions } from '../../config/contract-file.js';
 import type { ContractSnapshot } from '../../config/contract-snapshot.js';
+import { switchOf } from '../../config/layers-on.js';
 import type { ClaimsConfig, PatchgateConfig } from '../../config/schema.js';
 import {
   CELLS,
@@ -89,7 +90,7 @@ export const claimsLayer: Layer = {
   runsHeadCode: true,
   testRuns: { headRun: true, census: true },
   after: ['hits', 'seeds'],
-  enabled: (config: PatchgateConfig) => config.claims?.enabled === true,
+  enabled: switchOf(LAYER),
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.claims;

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { switchOf } from '../../config/layers-on.js';
 import { CONFIG_FILE_NAMES } from '../../config/load.js';
 import type { Change } from '../../git/changes.js';
 import { acceptedByHuman } from '../override.js';
@@ -23,7 +24,7 @@ function protectedReason(
  */
 export const contractsLayer: Layer = {
   name: LAYER,
-  enabled: () => true,
+  enabled: switchOf(LAYER),
   contractFiles: () => [],
   async run(ctx: LayerContext) {
     const findings: Finding[] = [];

@@ -1,5 +1,6 @@
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
+import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { contractFilesOf } from '../../contracts/registry.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
@@ -47,7 +48,7 @@ function has(value: unknown, claim: string): boolean {
 export const hitsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
-  enabled: (config: PatchgateConfig) => config.hits?.enabled === true,
+  enabled: switchOf(LAYER),
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const hits = ctx.config.hits;

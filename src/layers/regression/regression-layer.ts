@@ -5,7 +5,9 @@
  * whatever the head's own (edited) tests say. The head's own run still goes
  * through the signatures layer: its tests add evidence, they cannot remove it.
  */
+
 import { contractReadOptions } from '../../config/contract-file.js';
+import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import {
   matchFailure,
@@ -48,7 +50,7 @@ export const regressionLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
   testRuns: { headRun: true, baseInventory: true },
-  enabled: (config: PatchgateConfig) => config.tests !== undefined,
+  enabled: switchOf(LAYER),
   contractFiles: () => [],
   async run(ctx: LayerContext) {
     const cfg = ctx.config.tests;

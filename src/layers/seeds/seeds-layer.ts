@@ -2,6 +2,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
+import { switchOf } from '../../config/layers-on.js';
 import { contractFilesOf } from '../../contracts/registry.js';
 import { readTape, readTapeIfExists, type Tape, type TapeRow } from '../../contracts/seed-tape.js';
 import { asPatchgateError } from '../../errors.js';
@@ -112,7 +113,7 @@ const findingKey = (f: Finding) =>
 export const seedsLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
-  enabled: (config) => config.seeds?.enabled === true,
+  enabled: switchOf(LAYER),
   contractFiles: (config): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.seeds;

@@ -1,4 +1,5 @@
 import { contractReadOptions } from '../../config/contract-file.js';
+import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { contractFilesOf } from '../../contracts/registry.js';
 import type { SignatureFreezeRow } from '../../freeze/signature-freeze.js';
@@ -56,7 +57,7 @@ export const signaturesLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
   testRuns: { headRun: true },
-  enabled: (config: PatchgateConfig) => config.signatures?.enabled === true && config.tests !== undefined,
+  enabled: switchOf(LAYER),
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.signatures;

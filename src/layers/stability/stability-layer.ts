@@ -1,4 +1,5 @@
 import { contractReadOptions } from '../../config/contract-file.js';
+import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { contractFilesOf } from '../../contracts/registry.js';
 import { coveringFreeze, readStabilityFreeze } from '../../freeze/stability-freeze.js';
@@ -70,7 +71,7 @@ export const stabilityLayer: Layer = {
   name: LAYER,
   runsHeadCode: true,
   onlyAfterClean: true,
-  enabled: (config: PatchgateConfig) => config.stability?.enabled === true && config.tests !== undefined,
+  enabled: switchOf(LAYER),
   contractFiles: (config: PatchgateConfig): NamedContract[] => contractFilesOf(LAYER, config),
   async run(ctx: LayerContext) {
     const cfg = ctx.config.stability;

@@ -7,6 +7,7 @@
  * at even when the base's tests still pass. `test_edits.json` next to the
  * scorecard lists every edit and the finding that explained it, if any.
  */
+import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { acceptedByHuman, overridable } from '../override.js';
 import type { Finding, Layer, LayerContext, Override } from '../types.js';
@@ -18,8 +19,7 @@ const LAYER = 'test-edits';
 
 export const testEditsLayer: Layer = {
   name: LAYER,
-  enabled: (config: PatchgateConfig) =>
-    config.tests !== undefined || config.seeds?.enabled === true || config.hits?.enabled === true,
+  enabled: switchOf(LAYER),
   contractFiles: () => [],
   async run(ctx: LayerContext) {
     const analysis = await testEditsOf(ctx);
