@@ -1,7 +1,7 @@
 // bench/hits, part 1: runs inside one worker thread started by run.mjs.
 //   bare   - the property checks in a plain loop over pre-built mutants
 //            (the baseline fixture first, then every mutant), status per check
-//   direct - the real score task: the default export of dist/layers/hits/worker.js,
+//   direct - the real score task: the default export of dist/sandboxed/hits-scorer.js,
 //            called once per property as a pool worker would run it, on a task
 //            deserialized from bytes (a pool worker pays that too; the
 //            serializing is the main thread's, so it is done before timing)
@@ -15,7 +15,7 @@ const { createModuleLoader } = await import(new URL('util/module-loader.js', dis
 const { definitionsOf } = await import(new URL('layers/hits/define-property.js', dist).href);
 const { deepFreeze, generateMutants } = await import(new URL('layers/hits/perturb/index.js', dist).href);
 // Importing the worker module silences this thread's console, as in a pool worker.
-const { default: runTask } = await import(new URL('layers/hits/worker.js', dist).href);
+const { default: runTask } = await import(new URL('sandboxed/hits-scorer.js', dist).href);
 
 const { module, fixture, perturb } = workerData;
 const jiti = createModuleLoader({ cache: true });

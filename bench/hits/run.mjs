@@ -51,7 +51,7 @@ const RUNS = args.runs;
 const PYTHON_RUNS = Math.max(3, Math.ceil(RUNS / 2));
 const skipPython = args.has('--skip-python');
 
-requireBuild('hits', new URL('layers/hits/worker.js', dist));
+requireBuild('hits', new URL('sandboxed/hits-scorer.js', dist));
 const { PropertyPool } = await import(new URL('layers/hits/pool.js', dist).href);
 const { openSandbox } = await import(new URL('sandbox/open.js', dist).href);
 const sandbox = args.has('--plain')

@@ -35,8 +35,8 @@ const FILES: Record<string, string> = {
   'src/sandbox/channel.ts': 'export const sign = 1;\n',
   'src/sandbox/host/host.ts':
     "import { sign } from '../channel.js';\nimport { ok } from '../../util/ok.js';\nexport const h = sign + ok;\n",
-  'src/layers/hits/worker.ts':
-    "import jiti from 'jiti';\nimport pad from 'leftpad';\nimport { sign } from '../../sandbox/channel.js';\nexport const w = [jiti, pad, sign];\n",
+  'src/sandboxed/hits-scorer.ts':
+    "import jiti from 'jiti';\nimport pad from 'leftpad';\nimport { sign } from '../sandbox/channel.js';\nexport const w = [jiti, pad, sign];\n",
   'src/pipeline.ts': "import { a } from './layers/a.js';\nexport const run = a;\n",
   'src/index.ts': "export { run } from './pipeline.js';\n",
   'src/cli/io.ts': 'export const io = 1;\n',
@@ -119,7 +119,7 @@ describe('import boundaries (.dependency-cruiser.cjs)', () => {
   it('code that runs in a sandboxed process loads only the listed modules of the gate, and no package but jiti', () => {
     expect(of('sandboxed-imports-gate')).toEqual(['src/sandbox/host/host.ts → src/util/ok.ts']);
     expect(of('sandboxed-imports-packages')).toEqual([
-      'src/layers/hits/worker.ts → node_modules/leftpad/index.js',
+      'src/sandboxed/hits-scorer.ts → node_modules/leftpad/index.js',
     ]);
   });
 

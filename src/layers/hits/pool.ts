@@ -1,6 +1,5 @@
 import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../sandbox/process-pool.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
-import type { MutantLabel, MutantOutcome } from './model.js';
 import type {
   ListResult,
   ListTask,
@@ -9,7 +8,8 @@ import type {
   ScoreResult,
   ScoreTask,
   ScoreWireResult,
-} from './worker.js';
+} from '../../sandboxed/hits-scorer.js';
+import type { MutantLabel, MutantOutcome } from './model.js';
 
 /** The check that stopped answering, for the report. */
 export class CheckTimeoutError extends Error {
@@ -52,7 +52,7 @@ export class PropertyPool {
   private readonly knownLabels: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {
-    this.pool = new ProcessPool({ ...opts, handler: builtWorkerFile('layers/hits/worker') });
+    this.pool = new ProcessPool({ ...opts, handler: builtWorkerFile('sandboxed/hits-scorer') });
     this.size = this.pool.size;
   }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { HitsConfig } from '../../config/schema.js';
 import type { LimitBreach, Sandbox } from '../../sandbox/sandbox.js';
+import type { ScoreResult } from '../../sandboxed/hits-scorer.js';
 import { pushAll } from '../../util/arrays.js';
 import { findModules } from '../../util/find-modules.js';
 import type { ProgressTally } from '../progress.js';
@@ -8,7 +9,6 @@ import { type ForeignSources, scoreForeign } from './foreign.js';
 import type { MutantOutcome, PropertyInfo, Status } from './model.js';
 import { type PerturbOptions, parsePath } from './perturb/index.js';
 import { CheckTimeoutError, type PropertyPool } from './pool.js';
-import type { ScoreResult } from './worker.js';
 
 /** One run of one property: its outcome, or why it produced none. */
 export type RunOutcome =

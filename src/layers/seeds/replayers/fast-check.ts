@@ -3,8 +3,13 @@ import path from 'node:path';
 import type { TapeRow } from '../../../contracts/seed-tape.js';
 import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
+import type {
+  ListSeedResult,
+  ReplayResult,
+  ReplayTask,
+  SeedOutcome,
+} from '../../../sandboxed/fast-check-replayer.js';
 import { findModules } from '../../../util/find-modules.js';
-import type { ListSeedResult, ReplayResult, ReplayTask, SeedOutcome } from '../fast-check-worker.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 
 export interface FastCheckReplayOptions {
@@ -99,7 +104,7 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
   const fc = resolveFastCheck();
   const pool = new ProcessPool({
     sandbox: opts.sandbox,
-    handler: builtWorkerFile('layers/seeds/fast-check-worker'),
+    handler: builtWorkerFile('sandboxed/fast-check-replayer'),
     root: opts.root,
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     timeoutMs: opts.timeoutMs,

@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Jiti } from 'jiti';
-import type { TapeSeed } from '../../contracts/seed-tape.js';
-import { errorLine } from '../../runners/pool/head-code-worker.js';
-import { createModuleLoader } from '../../util/module-loader.js';
-import { type BrandedSeedProperty, seedPropertiesOf } from './define-seed-property.js';
+import type { TapeSeed } from '../contracts/seed-tape.js';
+import { type BrandedSeedProperty, seedPropertiesOf } from '../layers/seeds/define-seed-property.js';
+import { createModuleLoader } from '../util/module-loader.js';
+import { errorLine } from './head-code-worker.js';
 
 export interface ListSeedTask {
   kind: 'list';

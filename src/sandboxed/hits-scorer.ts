@@ -6,11 +6,11 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { errorLine } from '../../runners/pool/head-code-worker.js';
-import { createModuleLoader } from '../../util/module-loader.js';
-import { type BrandedProperty, definitionsOf } from './define-property.js';
-import type { MutantLabel, MutantOutcome, Status } from './model.js';
-import { deepFreeze, generateMutants, type PerturbOptions } from './perturb/index.js';
+import { type BrandedProperty, definitionsOf } from '../layers/hits/define-property.js';
+import type { MutantLabel, MutantOutcome, Status } from '../layers/hits/model.js';
+import { deepFreeze, generateMutants, type PerturbOptions } from '../layers/hits/perturb/index.js';
+import { createModuleLoader } from '../util/module-loader.js';
+import { errorLine } from './head-code-worker.js';
 
 export interface ListTask {
   kind: 'list';
