@@ -3,17 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureRepo } from '../helpers/fixture-repo.js';
 import { runCli, tempDir } from '../helpers/gitdir.js';
-
-type Card = {
-  verdict: string;
-  findings: { code: string; severity: string; message: string; evidence: Record<string, unknown> }[];
-  overrides: { layer: string; code: string; path: string; variable: string }[];
-};
+import { readScorecard } from '../helpers/out.js';
 
 async function judge(dir: string, env: Record<string, string | undefined>) {
   const out = tempDir('pg-contracts-out-');
   const r = await runCli(['check', '--base', 'main', '--head', 'agent', '--out', out], { cwd: dir, env });
-  return { ...r, card: JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card, out };
+  return { ...r, card: readScorecard(out, r), out };
 }
 
 describe('CONTRACT_TOUCHED and its human override', () => {

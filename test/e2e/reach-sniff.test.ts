@@ -1,21 +1,7 @@
-/**
- * Production code that sniffs the test run, through the built CLI on real
- * git repositories, real pytest and vitest, in the sandbox. Each attack gives
- * the right answer only under test: the base's tests pass on the head's code
- * (no REGRESSION), so only the reach check stands between it and a merge.
- */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vitestRepo } from '../helpers/example-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = {
-  verdict: string;
-  findings: Finding[];
-  overrides: { code: string; path: string; variable: string }[];
-};
+import { readOutText, readScorecard, type Scorecard } from '../helpers/out.js';
 
 async function judge(repo: GitDir, env: Record<string, string> = {}) {
   const out = tempDir('pg-reach-out-');
@@ -23,8 +9,8 @@ async function judge(repo: GitDir, env: Record<string, string> = {}) {
     cwd: repo.dir,
     env,
   });
-  const text = readFileSync(path.join(out, 'scorecard.json'), 'utf8');
-  const card = JSON.parse(text) as Card;
+  const card = readScorecard(out, r);
+  const text = readOutText(out, 'scorecard.json', r);
   return { ...r, text, card, codes: card.findings.map((f) => f.code) };
 }
 
@@ -34,7 +20,7 @@ function patch(repo: GitDir, files: Files, message: string): void {
   repo.commit(message);
 }
 
-const reaches = (card: Card) => card.findings.filter((f) => f.code === 'PRODUCTION_REACHES_TESTS');
+const reaches = (card: Scorecard) => card.findings.filter((f) => f.code === 'PRODUCTION_REACHES_TESTS');
 
 const CALC = 'def add(a, b):\n    return a + b\n\n\ndef double(a):\n    return 2 * a\n';
 

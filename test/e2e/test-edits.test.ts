@@ -12,14 +12,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { type Finding, readScorecard, type Scorecard } from '../helpers/out.js';
 
-type Finding = { code: string; severity: string; message: string; evidence: Record<string, unknown> };
-type Card = {
-  verdict: string;
-  findings: Finding[];
-  overrides: { code: string; path: string; variable: string }[];
-  layers: { name: string; status: string }[];
-};
 type Edit = {
   kind: string;
   file: string;
@@ -39,7 +33,7 @@ async function judge(repo: GitDir, env: Record<string, string> = {}) {
       env,
     },
   );
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Card;
+  const card = readScorecard(out, r);
   return { ...r, out, card, codes: card.findings.map((f) => f.code) };
 }
 
@@ -81,7 +75,7 @@ function patch(repo: GitDir, files: Files, message = 'agent: tidy'): void {
 }
 
 const edits = (f: Finding | undefined) => (f?.evidence.testEdits ?? f?.evidence.edits ?? []) as Edit[];
-const find = (card: Card, code: string, test?: RegExp) =>
+const find = (card: Scorecard, code: string, test?: RegExp) =>
   card.findings.find((f) => f.code === code && (test === undefined || test.test(String(f.evidence.test))));
 
 describe(
