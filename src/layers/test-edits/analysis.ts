@@ -173,12 +173,17 @@ export function unitNameMatches(unit: string, runnerName: string): boolean {
 
 const analyses = new WeakMap<object, Promise<TestEditAnalysis>>();
 
-/** The run's analysis, made on first use (the context is the run). */
+/**
+ * The run's analysis, made on first use. The layers that explain edits
+ * (regression, hits, seeds) and the test-edits layer that reports the rest
+ * share it, so it is keyed by the run's contract snapshot: one object per
+ * run, while each layer is handed a context of its own.
+ */
 export function testEditsOf(ctx: LayerContext): Promise<TestEditAnalysis> {
-  let p = analyses.get(ctx);
+  let p = analyses.get(ctx.snapshot);
   if (!p) {
     p = analyzeTestEdits(ctx);
-    analyses.set(ctx, p);
+    analyses.set(ctx.snapshot, p);
   }
   return p;
 }

@@ -88,6 +88,7 @@ describe('the layer context', () => {
       after: ['hits'],
       run: async (ctx) => {
         seen.vandalSaw = ctx.proofs.map((p) => p.name);
+        seen.vandalCtx = ctx;
         // A layer given readonly arrays by type only could still write them; a frozen copy throws instead.
         (ctx.proofs as PropertyProof[]).push(proof('forged'));
         return { findings: [] };
@@ -99,6 +100,7 @@ describe('the layer context', () => {
         seen.readerSaw = ctx.proofs.map((p) => p.name);
         seen.ran = [...ctx.layersRun];
         seen.hasEnv = 'env' in ctx;
+        seen.readerCtx = ctx;
         return { findings: [] };
       },
     });
@@ -117,6 +119,9 @@ describe('the layer context', () => {
     expect(seen.ran).toEqual(['hits', 'seeds', 'vandal', 'unread']);
     // Layers learn which override tokens are set, never the gate's environment.
     expect(seen.hasEnv).toBe(false);
+    // Each layer gets a context of its own, over the one snapshot of the run (what run-wide caches key on).
+    expect(seen.readerCtx).not.toBe(seen.vandalCtx);
+    expect((seen.readerCtx as LayerContext).snapshot).toBe((seen.vandalCtx as LayerContext).snapshot);
   });
 
   it('tells a layer which override tokens are set, and whitespace is not a token', async () => {
