@@ -81,7 +81,12 @@ export interface RunGateOptions {
   clock?: Clock;
   exec?: Exec;
   hooks?: GateHooks;
-  /** The door head code goes through; detected from the machine and the base config when absent. */
+  /**
+   * The door head code goes through; detected from the machine and the base
+   * config when absent. One given here composes each head process's
+   * environment from the `hostEnv` it was made with (`env` is not handed
+   * on): give it `{ hostEnv: env }`, or head processes get no PATH.
+   */
   sandbox?: Sandbox;
   /** This process's id: names its temp folders, so a later run can prune them if this one is killed. */
   ownerPid?: number;
