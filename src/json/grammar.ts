@@ -1,4 +1,12 @@
 import {
+  CH_BOM,
+  CH_COLON,
+  CH_COMMA,
+  CH_LBRACE,
+  CH_LBRACKET,
+  CH_QUOTE,
+  CH_RBRACE,
+  CH_RBRACKET,
   DEFAULT_MAX_DEPTH,
   JsonLexer,
   type ParseJsonOptions,
@@ -14,15 +22,6 @@ import {
  * recurses (an explicit stack), so a hostile file cannot exhaust the JS
  * stack, and it reads in steps so a caller can let the event loop run.
  */
-
-const CH_QUOTE = 0x22;
-const CH_COMMA = 0x2c;
-const CH_COLON = 0x3a;
-const CH_LBRACKET = 0x5b;
-const CH_RBRACKET = 0x5d;
-const CH_LBRACE = 0x7b;
-const CH_RBRACE = 0x7d;
-const CH_BOM = 0xfeff;
 
 /** What `step` is handed by the synchronous entry points. */
 export const NEVER_DUE: StepBudget = { due: () => false };

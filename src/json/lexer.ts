@@ -62,25 +62,35 @@ export interface StepBudget {
   due(): boolean;
 }
 
-const CH_TAB = 0x09;
-const CH_LF = 0x0a;
-const CH_CR = 0x0d;
-const CH_SPACE = 0x20;
-const CH_QUOTE = 0x22;
-const CH_MINUS = 0x2d;
-const CH_DOT = 0x2e;
-const CH_SLASH = 0x2f;
-const CH_0 = 0x30;
-const CH_1 = 0x31;
-const CH_9 = 0x39;
-const CH_UPPER_E = 0x45;
-const CH_BACKSLASH = 0x5c;
-const CH_LOWER_E = 0x65;
-const CH_LOWER_F = 0x66;
-const CH_LOWER_N = 0x6e;
-const CH_LOWER_T = 0x74;
-const CH_LOWER_U = 0x75;
-const CH_PLUS = 0x2b;
+/** The UTF-16 code units the readers branch on, named once for the lexer, the grammar and both readers. */
+export const CH_TAB = 0x09;
+export const CH_LF = 0x0a;
+export const CH_CR = 0x0d;
+export const CH_SPACE = 0x20;
+export const CH_QUOTE = 0x22;
+export const CH_PLUS = 0x2b;
+export const CH_COMMA = 0x2c;
+export const CH_MINUS = 0x2d;
+export const CH_DOT = 0x2e;
+export const CH_SLASH = 0x2f;
+export const CH_0 = 0x30;
+export const CH_1 = 0x31;
+export const CH_9 = 0x39;
+export const CH_COLON = 0x3a;
+export const CH_UPPER_E = 0x45;
+export const CH_UPPER_I = 0x49;
+export const CH_UPPER_N = 0x4e;
+export const CH_LBRACKET = 0x5b;
+export const CH_BACKSLASH = 0x5c;
+export const CH_RBRACKET = 0x5d;
+export const CH_LOWER_E = 0x65;
+export const CH_LOWER_F = 0x66;
+export const CH_LOWER_N = 0x6e;
+export const CH_LOWER_T = 0x74;
+export const CH_LOWER_U = 0x75;
+export const CH_LBRACE = 0x7b;
+export const CH_RBRACE = 0x7d;
+export const CH_BOM = 0xfeff;
 
 export function isDigit(c: number): boolean {
   return c >= CH_0 && c <= CH_9;

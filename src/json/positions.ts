@@ -1,3 +1,4 @@
+import { CH_LBRACE, CH_LBRACKET } from './lexer.js';
 /**
  * Where each value of a parsed JSON text starts, kept as offsets in typed
  * arrays instead of a position object per node: a contract file of a million
@@ -32,9 +33,6 @@ export class IntList {
     this.data = next;
   }
 }
-
-const CH_LBRACE = 0x7b;
-const CH_LBRACKET = 0x5b;
 
 export interface LineColumn {
   line: number;

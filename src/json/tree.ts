@@ -1,5 +1,12 @@
 import { type GrammarFrame, JsonGrammar, NEVER_DUE } from './grammar.js';
 import {
+  CH_LOWER_F,
+  CH_LOWER_N,
+  CH_LOWER_T,
+  CH_MINUS,
+  CH_QUOTE,
+  CH_UPPER_I,
+  CH_UPPER_N,
   isDigit,
   type Loc,
   nonFiniteNumber,
@@ -16,14 +23,6 @@ import {
  * is why numbers keep the source text: Python's integers are exact and `-0`
  * is an integer there.
  */
-
-const CH_QUOTE = 0x22;
-const CH_MINUS = 0x2d;
-const CH_UPPER_I = 0x49;
-const CH_UPPER_N = 0x4e;
-const CH_LOWER_F = 0x66;
-const CH_LOWER_N = 0x6e;
-const CH_LOWER_T = 0x74;
 
 export interface JsonObjectEntry {
   key: string;

@@ -1,5 +1,14 @@
 import { type GrammarFrame, JsonGrammar, NEVER_DUE } from './grammar.js';
 import {
+  CH_0,
+  CH_9,
+  CH_LOWER_F,
+  CH_LOWER_N,
+  CH_LOWER_T,
+  CH_MINUS,
+  CH_QUOTE,
+  CH_UPPER_I,
+  CH_UPPER_N,
   isDigit,
   nonFiniteNumber,
   type ParseJsonOptions,
@@ -17,16 +26,6 @@ import { pythonKeyIdentity } from './tree.js';
  * several times cheaper on large files (bench/README.md, "contracts"). The
  * grammar, errors and duplicate-key rules are the tree reader's (grammar.ts).
  */
-
-const CH_0 = 0x30;
-const CH_9 = 0x39;
-const CH_QUOTE = 0x22;
-const CH_MINUS = 0x2d;
-const CH_UPPER_I = 0x49;
-const CH_UPPER_N = 0x4e;
-const CH_LOWER_F = 0x66;
-const CH_LOWER_N = 0x6e;
-const CH_LOWER_T = 0x74;
 
 /**
  * Objects with at least this many keys keep their key list (see
