@@ -12,24 +12,15 @@ import { describeExit } from '../../../runners/harness/process.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { outputTail, withTail } from '../../../runners/tests/output-tail.js';
 import { runLogged } from '../../../runners/tests/run-tests.js';
-import type { Sandbox } from '../../../sandbox/sandbox.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
-import { readJsonReport, seconds } from './output.js';
+import { type ReplayerOptions, readJsonReport, seconds } from './output.js';
 
-export interface CommandReplayOptions {
-  /** cwd of every command. */
-  root: string;
-  /** Only rows with runner === 'command' are replayed; others are ignored. */
-  rows: readonly TapeRow[];
-  /** Complete child env (already scrubbed). */
-  env: Record<string, string>;
-  sandbox: Sandbox;
-  network?: boolean;
+/** Rows with runner === 'command' are replayed; others are ignored. */
+export interface CommandReplayOptions extends ReplayerOptions {
   /** Per process. */
   timeoutMs: number;
   /** runLogged outDir: `seeds-command-<n>.{stdout,stderr}.log` and `.report.json`. */
   logDir: string;
-  signal?: AbortSignal;
   /** Told as each seed's process ends. */
   onReplayed?(seeds: number): void;
 }

@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TapeRow } from '../../../contracts/seed-tape.js';
 import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
-import type { Sandbox } from '../../../sandbox/sandbox.js';
 import type {
   ListSeedResult,
   ReplayResult,
@@ -11,20 +10,12 @@ import type {
 } from '../../../sandboxed/fast-check-replayer.js';
 import { findModules } from '../../../util/find-modules.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
+import type { ReplayerOptions } from './output.js';
 
-export interface FastCheckReplayOptions {
-  /** The checkout whose modules run (the head, or the working tree when exploring). */
-  root: string;
+/** Rows with runner `fast-check`; `root` is the head, or the working tree when exploring. */
+export interface FastCheckReplayOptions extends ReplayerOptions {
   /** Globs of modules exporting `defineSeedProperty` definitions. */
   modules: readonly string[];
-  /** Rows with runner `fast-check`. */
-  rows: readonly TapeRow[];
-  /** Exactly the environment head code may see. */
-  env: Record<string, string>;
-  sandbox: Sandbox;
-  /** `seeds.network`: network for the replay processes. */
-  network?: boolean;
-  signal?: AbortSignal;
   /** Budget of one run of a property (the watchdog's heartbeat). */
   timeoutMs: number;
   workers?: number;

@@ -1,5 +1,21 @@
-/** Shared by the seed runners: reports they read back, and durations in messages. */
+/** Shared by the seed replayers: their common options, reports they read back, and durations in messages. */
 import { readFile } from 'node:fs/promises';
+import type { TapeRow } from '../../../contracts/seed-tape.js';
+import type { Sandbox } from '../../../sandbox/sandbox.js';
+
+/** What every replayer is given; each adds its own (interpreter, modules, workers). */
+export interface ReplayerOptions {
+  /** The checkout whose code runs (cwd of every process). */
+  root: string;
+  /** The tape's rows; each replayer replays only those of its runner. */
+  rows: readonly TapeRow[];
+  /** Variables added to the sandbox's own environment (the base config's `seeds.env`). */
+  env: Record<string, string>;
+  sandbox: Sandbox;
+  /** `seeds.network`: network for the replay processes. */
+  network?: boolean;
+  signal?: AbortSignal;
+}
 
 export function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;

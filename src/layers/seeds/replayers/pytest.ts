@@ -33,28 +33,22 @@ import {
 } from '../../../runners/tests/python-guard.js';
 import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { SELECT_ENV, SELECT_MODULE } from '../../../runners/tests/selection.js';
-import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { pushAll } from '../../../util/arrays.js';
 import { byCodePoint } from '../../../util/compare.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
-import { readJsonReport, seconds } from './output.js';
+import { type ReplayerOptions, readJsonReport, seconds } from './output.js';
 
-export interface PytestReplayOptions {
-  /** Checkout to run in (cwd); node ids are relative to it. */
-  root: string;
-  /** Interpreter, e.g. 'python3' (looked up on env.PATH). */
+/**
+ * Rows with runner === 'pytest' are replayed; others are ignored. Node ids are
+ * relative to `root`; PYTHONPATH gets the plugin's folder prepended.
+ */
+export interface PytestReplayOptions extends ReplayerOptions {
+  /** Interpreter, e.g. 'python3' (looked up on the sandbox's PATH). */
   python: string;
-  /** Only rows with runner === 'pytest' are replayed; others are ignored. */
-  rows: readonly TapeRow[];
-  /** Complete child env (already scrubbed); PYTHONPATH gets the plugin's folder prepended. */
-  env: Record<string, string>;
-  sandbox: Sandbox;
-  network?: boolean;
   /** Per process. */
   timeoutMs: number;
   /** runLogged outDir: `seeds-pytest-<n>.{stdout,stderr}.log`, `.want.json`, `.report.json`. */
   logDir: string;
-  signal?: AbortSignal;
   /**
    * Processes at once for the (test, seed) pairs of the default switch
    * (default: the number of cores; never more than the pairs).
