@@ -13,6 +13,7 @@ import { ContractFileError } from '../../src/errors.js';
 import { parseClaimLedger } from '../../src/freeze/claim-ledger.js';
 import { lockFor } from '../helpers/fixture-repo.js';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 import { pythonEnv, sharedFile } from '../helpers/shared.js';
 
 /** Runs the seed's scorer: its exit code and what it printed (a crash is a traceback on stderr). */
@@ -131,9 +132,7 @@ describe("the seed's score_claims.py as an oracle", () => {
 
     const out = tempDir('pg-claims-diff-');
     await runCli(['check', '--base', 'main', '--head', 'agent', '--out', out], { cwd: repo.dir });
-    const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as {
-      findings: { code: string; layer: string; evidence: Record<string, unknown> }[];
-    };
+    const card = readScorecard(out);
     const ours = (id: string) =>
       card.findings.filter((f) => f.layer === 'claims' && f.evidence.claim === id).map((f) => f.code);
 

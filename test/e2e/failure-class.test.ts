@@ -3,19 +3,10 @@
  * of the same test, then more runs on the head beside more runs on the base.
  * Real pytest, a temp repository, the built CLI.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { calcRepo } from '../helpers/calc-repo.js';
 import { type Files, type GitDir, runCli, tempDir } from '../helpers/gitdir.js';
-
-type Finding = {
-  code: string;
-  severity: string;
-  message: string;
-  layer: string;
-  evidence: Record<string, unknown>;
-};
+import { readScorecard } from '../helpers/out.js';
 
 function repoWith(files: Files): GitDir {
   return calcRepo({ files: { '.gitignore': '.patchgate\n__pycache__\n.warm\n', ...files } });
@@ -29,10 +20,7 @@ async function judge(repo: GitDir) {
       cwd: repo.dir,
     },
   );
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as {
-    verdict: string;
-    findings: Finding[];
-  };
+  const card = readScorecard(out, r);
   return { ...r, card, codes: card.findings.map((f) => f.code) };
 }
 

@@ -9,6 +9,7 @@ import { verdictReason } from '../../src/report/html.js';
 import type { Scorecard } from '../../src/report/scorecard.js';
 import { exampleFiles } from '../helpers/example-repo.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
 
 /**
@@ -59,7 +60,7 @@ async function judge(example: string, patch: string, extra: string[] = []): Prom
     },
   );
   expect(r.stdout).toContain(`${out}/scorecard.json, summary.md, report.html`);
-  const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as Scorecard;
+  const card = readScorecard(out);
   return { out, url: pathToFileURL(path.join(out, 'report.html')).href, card, code: r.code };
 }
 

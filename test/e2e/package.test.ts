@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitDir, tempDir } from '../helpers/gitdir.js';
+import { defaultOut, readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
 
 /** The environment npm gives a script run by `npm test` (npm_config_*, npm_package_*), which would steer the npm runs below. */
@@ -234,10 +235,7 @@ def test_subtract():
       const check = (patch: Record<string, string>) => {
         repo.write(patch);
         const r = sh(adopt[checkAt] ?? 'false');
-        const card = JSON.parse(readFileSync(repo.path('.patchgate/out/scorecard.json'), 'utf8')) as {
-          verdict: string;
-          findings: { code: string; evidence: Record<string, unknown> }[];
-        };
+        const card = readScorecard(defaultOut(repo.dir));
         return { ...r, card };
       };
 

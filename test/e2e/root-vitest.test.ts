@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
 import { repoRoot } from '../helpers/shared.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -57,10 +58,7 @@ describe.runIf(isRoot)(
           cwd: repo.dir,
         },
       );
-      const card = JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')) as {
-        verdict: string;
-        findings: { code: string; message: string }[];
-      };
+      const card = readScorecard(out, r);
       expect(card.findings.map((f) => `${f.code}: ${f.message.slice(0, 200)}`)).toEqual([]);
       expect(card.verdict).toBe('accept');
       expect(r.code).toBe(0);
