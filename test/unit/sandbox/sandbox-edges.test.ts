@@ -78,11 +78,14 @@ describe('what a head process may write', () => {
   });
 
   it("cannot write bubblewrap's own root or /dev (RAM no cap would see), only its mounts", async () => {
+    // A name no checkout path starts with: a clone under /tmp/x would be mounted read-only at /tmp/x.
     const r = await sh(
       base,
-      'for p in /x /dev/x /var/x /tmp/x /dev/shm/x; do if touch "$p" 2>/dev/null; then echo "$p yes"; else echo "$p no"; fi; done',
+      'for p in /pg-probe /dev/pg-probe /var/pg-probe /tmp/pg-probe /dev/shm/pg-probe; do if touch "$p" 2>/dev/null; then echo "$p yes"; else echo "$p no"; fi; done',
     );
-    expect(r.out).toBe('/x no\n/dev/x no\n/var/x no\n/tmp/x yes\n/dev/shm/x yes\n');
+    expect(r.out).toBe(
+      '/pg-probe no\n/dev/pg-probe no\n/var/pg-probe no\n/tmp/pg-probe yes\n/dev/shm/pg-probe yes\n',
+    );
   });
 
   it('has its /tmp and /dev/shm sized to the memory cap', async () => {
