@@ -59,6 +59,8 @@ const SANDBOXED = [
   'src/layers/hits/perturb/',
   'src/layers/seeds/define-seed-property.ts',
   'src/util/module-loader.ts',
+  // Pure path arithmetic, where the package's own files are: module-loader resolves `patchgate` with it.
+  'src/util/package-root.ts',
   'src/util/branded-exports.ts',
   'src/util/compare.ts',
 ];

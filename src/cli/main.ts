@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { asPatchgateError, ContractFileError } from '../errors.js';
 import type { GateHooks } from '../pipeline.js';
+import { packageRoot } from '../util/package-root.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import { renderTopHelp } from './help.js';
 import { type CliIO, displaySafe } from './io.js';
@@ -15,7 +17,7 @@ import { findSpec, isGroup } from './specs.js';
 import { usage, withHelpPointer } from './usage.js';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {
     version: string;
   };
   return pkg.version;

@@ -10,15 +10,15 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../util/package-root.js';
 import { CONFIG_JSON_SCHEMA, INSTALLED_SCHEMA_DIR } from './contract-schemas.js';
 
 /** `(file, schemaFile)` → the `$schema` value for repo-relative `file`, or undefined to write none. */
 export type SchemaRefs = (file: string, schemaFile: string) => string | undefined;
 
-/** The running package's `schema/` folder (src/config and dist/config are both two levels below the package root). */
+/** The running package's `schema/` folder. */
 export function packageSchemaDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
+  return path.join(packageRoot(), 'schema');
 }
 
 async function isFile(abs: string): Promise<boolean> {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PatchgateConfig } from '../config/schema.js';
 import type { Git } from '../git/git.js';
-import { loadTypescript } from '../util/typescript.js';
+import { loadTypescript, requireTypescript } from '../util/typescript.js';
 import { decodeStrict, readBlobs, type TreeFiles, treeFiles } from './revision-files.js';
 import { readRunnerFiles } from './runner-config/index.js';
 import type { NamedPath, SharedImport, UnreadValue } from './runner-config/types.js';
@@ -184,7 +184,7 @@ export async function overlayTestSide(
     files,
     config,
     configFile,
-    ts: await loadTypescript(),
+    ts: requireTypescript,
     isTestSide: globsOnly.isTestPath,
   });
   return { side: testSideFor(config, runner.named), files, unread: runner.unread, shared: runner.shared };

@@ -11,11 +11,10 @@
  * started, [1] the index of the check running, [2] 1 once the task started,
  * [3] free for the task (which item of a batch is running).
  */
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { builtFile } from '../util/package-root.js';
 import { decodeMessage, encodeMessage, newChannelKey, verifyLine } from './channel.js';
 import type { HeadProcess, LimitBreach, Sandbox } from './sandbox.js';
 
@@ -32,14 +31,6 @@ function crash(message: string, breach?: LimitBreach): WorkerCrashError {
 }
 
 export const HEARTBEAT_BYTES = 16;
-
-/** The built JavaScript of a module, given its path under src/ or dist/ without extension. */
-export function builtWorkerFile(relativeToSrc: string): string {
-  const srcOrDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const sibling = path.join(srcOrDist, `${relativeToSrc}.js`);
-  // Under the test runner this module is TypeScript in src/; processes run the built JavaScript.
-  return existsSync(sibling) ? sibling : path.resolve(srcOrDist, '..', 'dist', `${relativeToSrc}.js`);
-}
 
 export interface ProcessPoolOptions {
   sandbox: Sandbox;
@@ -101,7 +92,7 @@ export class ProcessPool {
   private start(): Slot {
     const nodeDir = path.dirname(path.dirname(process.execPath));
     const proc = this.opts.sandbox.spawn({
-      argv: [process.execPath, builtWorkerFile('sandbox/host/host')],
+      argv: [process.execPath, builtFile('sandbox/host/host')],
       cwd: this.opts.root,
       env: this.opts.env,
       writable: [this.opts.root],

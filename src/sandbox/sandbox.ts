@@ -41,8 +41,8 @@ import { lstat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { pushAll } from '../util/arrays.js';
+import { packageRoot } from '../util/package-root.js';
 import { scrubbedEnv } from '../util/scrub-env.js';
 import { type FolderUsage, measureFolder, measureFolderSync, watchDisk } from './disk-watch.js';
 import { HOW_TO_ENABLE_NETWORK, type Isolation } from './isolation.js';
@@ -119,12 +119,6 @@ const RUNNER_CACHES = ['.vite-temp', '.vite', '.vitest', '.cache'];
 
 /** The folders of the system a program needs to run, mounted read-only as they are. */
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
-
-/** The package patchgate runs from: its adapters and engines are read by head processes. */
-export function packageRoot(): string {
-  // <root>/src/sandbox or <root>/dist/sandbox
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-}
 
 /** The file descriptors bubblewrap gets besides stdio and the channel (fd 3). */
 const FD = {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createJiti, type Jiti } from 'jiti';
+import { runningTree } from './package-root.js';
 
 /**
  * Loads TypeScript and JavaScript modules without a build step. `patchgate`
@@ -14,7 +14,7 @@ export function createModuleLoader(options: {
   /** The module `patchgate` resolves to: the whole library (`index`, for configs) or `define` (property modules). */
   entry?: 'index' | 'define';
 }): Jiti {
-  const self = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', options.entry ?? 'index');
+  const self = path.join(runningTree(), options.entry ?? 'index');
   // The engine is ours too: a `fast-check` the patch committed or installed is never what runs.
   const fastCheck = createRequire(import.meta.url).resolve('fast-check');
   return createJiti(import.meta.url, {

@@ -13,8 +13,19 @@ import type TS from 'typescript';
 
 const require = createRequire(import.meta.url);
 let loading: Promise<typeof TS> | undefined;
+let loaded: typeof TS | undefined;
 
 export function loadTypescript(): Promise<typeof TS> {
-  loading ??= Promise.resolve().then(() => require('typescript') as typeof TS);
+  loading ??= Promise.resolve().then(requireTypescript);
   return loading;
+}
+
+/**
+ * The compiler, loaded now if it is not yet: for code that needs it only for
+ * some of its inputs (JavaScript files in a tree that may have none) and
+ * takes it as a getter, so a Python-only check never pays for it.
+ */
+export function requireTypescript(): typeof TS {
+  loaded ??= require('typescript') as typeof TS;
+  return loaded;
 }

@@ -1,4 +1,4 @@
-import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../sandbox/process-pool.js';
+import { ProcessPool, WorkerCrashError } from '../../sandbox/process-pool.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import type {
   ListResult,
@@ -9,6 +9,7 @@ import type {
   ScoreTask,
   ScoreWireResult,
 } from '../../sandboxed/hits-scorer.js';
+import { builtFile } from '../../util/package-root.js';
 import type { MutantLabel, MutantOutcome } from './model.js';
 
 /** The check that stopped answering, for the report. */
@@ -52,7 +53,7 @@ export class PropertyPool {
   private readonly knownLabels: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {
-    this.pool = new ProcessPool({ ...opts, handler: builtWorkerFile('sandboxed/hits-scorer') });
+    this.pool = new ProcessPool({ ...opts, handler: builtFile('sandboxed/hits-scorer') });
     this.size = this.pool.size;
   }
 

@@ -7,8 +7,8 @@
  * modules the base declares as console scripts.
  */
 import type { Change } from '../../git/changes.js';
-import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
 import { parsePythonTexts } from '../../runners/harness/python-parse.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 import type { LayerContext } from '../types.js';
 import {
   classifyPyImport,

@@ -15,7 +15,7 @@
  * `import *` …) mentions every name.
  */
 import type TS from 'typescript';
-import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 
 export const PYTHON_CHANGED_NAMES_PATH: string = shippedPythonFile('patchgate_changed_names.py');
 

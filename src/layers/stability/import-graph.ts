@@ -56,7 +56,7 @@ interface PyAnswer {
 
 export interface GraphInput {
   files: TreeFiles;
-  ts: typeof TS;
+  ts: () => typeof TS;
   js: JsResolver;
   parsePython: ParsePython;
   /** The project maps Python package names to other folders (`package_dir`). */
@@ -165,7 +165,7 @@ export class ImportGraph {
   }
 
   private async readJs(file: string, text: string): Promise<void> {
-    const loads = jsLoads(this.input.ts, file, text);
+    const loads = jsLoads(this.input.ts(), file, text);
     const n = this.node(file);
     n.strings = loads.strings;
     for (const l of loads.loads) {

@@ -107,7 +107,8 @@ export interface ScopeInput {
   commands: readonly { text: string; where: string }[];
   lockfiles: ReadonlySet<string>;
   packageDirMapped: boolean;
-  ts: typeof TS;
+  /** The TypeScript compiler, asked for only when a JavaScript or TypeScript file is read. */
+  ts: () => typeof TS;
   parsePython: ParsePython;
   /**
    * The base's committed copy of a path. With it, a modified Python module
@@ -270,7 +271,7 @@ export async function probeScope(input: ScopeInput): Promise<ProbeScope> {
   );
   for (const [p, text] of await input.files.readMany(configFiles)) {
     setup.add(p);
-    for (const w of jsLoads(input.ts, p, text).words) aliasWords.push(w);
+    for (const w of jsLoads(input.ts(), p, text).words) aliasWords.push(w);
   }
   const js = await JsResolver.create(input.files, input.ts, aliasWords);
   const graph = await ImportGraph.build({
@@ -546,6 +547,6 @@ async function jsModuleChanges(
 ): Promise<Map<string, ModuleChange>> {
   const out = new Map<string, ModuleChange>();
   for (const m of await modifiedPairs(input, live, (p) => JS_MODULE.test(p)))
-    if (sameRuntimeCode(input.ts, m.path, m.base, m.head)) out.set(m.path, { names: [] });
+    if (sameRuntimeCode(input.ts(), m.path, m.base, m.head)) out.set(m.path, { names: [] });
   return out;
 }

@@ -64,7 +64,7 @@ export class JsResolver {
 
   private constructor(
     private readonly files: TreeFiles,
-    private readonly ts: typeof TS,
+    private readonly ts: () => typeof TS,
   ) {}
 
   /**
@@ -72,7 +72,11 @@ export class JsResolver {
    * of the runner's configuration files. A bare name among them may be an
    * alias the gate cannot follow, so it stays unresolved.
    */
-  static async create(files: TreeFiles, ts: typeof TS, aliasWords: Iterable<string>): Promise<JsResolver> {
+  static async create(
+    files: TreeFiles,
+    ts: () => typeof TS,
+    aliasWords: Iterable<string>,
+  ): Promise<JsResolver> {
     const r = new JsResolver(files, ts);
     const manifests = files.paths.filter(
       (p) => path.posix.basename(p) === 'package.json' && !p.split('/').includes('node_modules'),
@@ -160,7 +164,7 @@ export class JsResolver {
     this.tsconfigs.set(file, undefined);
     const text = await this.files.read(file);
     if (text === undefined || depth > 5) return undefined;
-    const parsed = this.ts.parseConfigFileTextToJson(file, text).config as unknown;
+    const parsed = this.ts().parseConfigFileTextToJson(file, text).config as unknown;
     if (!isObject(parsed)) return undefined;
     const dir = path.posix.dirname(file).replace(/^\.$/, '');
     const opts = isObject(parsed.compilerOptions) ? parsed.compilerOptions : {};

@@ -7,11 +7,11 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { asPatchgateError } from '../../errors.js';
 import { testSideFor } from '../../overlay/test-side.js';
-import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
 import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import { canSelectFiles, testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
-import { loadTypescript } from '../../util/typescript.js';
+import { shippedPythonFile } from '../../util/package-root.js';
+import { requireTypescript } from '../../util/typescript.js';
 import { toolchainFindings } from '../regression/toolchain.js';
 import type { LayerContext } from '../types.js';
 import { PYTHON_CHANGED_NAMES_PATH } from './changed-names.js';
@@ -122,7 +122,7 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
       ],
       lockfiles: new Set([...(tests?.reuse.lockfiles ?? []), ...(tests?.reuse.manifests ?? [])]),
       packageDirMapped: await mapsPackageDirs(ctx),
-      ts: await loadTypescript(),
+      ts: requireTypescript,
       parsePython: (texts) =>
         parsePythonTexts({
           sandbox: ctx.sandbox,

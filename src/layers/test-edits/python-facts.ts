@@ -4,9 +4,10 @@
  * never the checkout head code could have rewritten) in one sandboxed
  * `python3 -I -S` process, with nothing of the repository importable.
  */
-import { shippedPythonFile } from '../../runners/harness/python-adapter.js';
+
 import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 import type { FileFacts, FileReading } from './model.js';
 
 export const PYTHON_TEST_EDITS_PATH: string = shippedPythonFile('patchgate_test_edits.py');

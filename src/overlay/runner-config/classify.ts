@@ -25,7 +25,7 @@ export interface Classified {
 }
 
 /** Package entry points and tsconfig path targets: files the program is built from by name. */
-async function namedByTheProgram(ts: typeof TS, files: BaseFiles): Promise<Map<string, string>> {
+async function namedByTheProgram(ts: () => typeof TS, files: BaseFiles): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const add = (from: string, dir: string, value: unknown) => {
     if (typeof value === 'string' && !value.includes('*')) {
@@ -49,7 +49,7 @@ async function namedByTheProgram(ts: typeof TS, files: BaseFiles): Promise<Map<s
         // Not JSON: names nothing.
       }
     } else if (/^[tj]sconfig.*\.json$/.test(name)) {
-      const r = ts.parseConfigFileTextToJson(f, (await files.read(f)) ?? '');
+      const r = ts().parseConfigFileTextToJson(f, (await files.read(f)) ?? '');
       const opts = (r.config as { compilerOptions?: { baseUrl?: unknown; paths?: unknown } } | undefined)
         ?.compilerOptions;
       const base = typeof opts?.baseUrl === 'string' ? path.posix.join(dir, opts.baseUrl) : dir;
@@ -65,7 +65,7 @@ async function namedByTheProgram(ts: typeof TS, files: BaseFiles): Promise<Map<s
  * read, named instruments): their imports do not make a file code.
  */
 export async function classify(
-  ts: typeof TS,
+  ts: () => typeof TS,
   files: BaseFiles,
   candidates: readonly Candidate[],
   configuration: ReadonlySet<string>,
@@ -79,7 +79,7 @@ export async function classify(
   const importsCode = new Map<string, string>();
   for (const [file, text] of await readMany([...wanted])) {
     if (!JS_FILE.test(file) || text.length > MAX_BYTES) continue;
-    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+    for (const { fileName } of ts().preProcessFile(text, true, true).importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const target = importCandidates(file, fileName).find((c) => files.has(c));
       if (target && !isTestSide(target) && !configuration.has(target) && !wanted.has(target)) {
@@ -99,7 +99,7 @@ export async function classify(
       if (text.length > MAX_BYTES) continue;
       // A test-side helper importing a config module does not make it code; a test file importing it does.
       if (isTestSide(file) && !TEST_FILE.test(file)) continue;
-      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      for (const { fileName } of ts().preProcessFile(text, true, true).importedFiles) {
         if (!fileName.startsWith('.')) continue;
         for (const c of importCandidates(file, fileName))
           if (open.has(c) && !importers.has(c)) importers.set(c, file);

@@ -33,7 +33,8 @@ export interface RunnerFilesInput {
   config: PatchgateConfig;
   /** The base config file's name, where the test command and env are written. */
   configFile: string;
-  ts: typeof TS;
+  /** The TypeScript compiler, asked for only when a JavaScript configuration or module is read. */
+  ts: () => typeof TS;
   /** The test side as the globs alone say. */
   isTestSide: (path: string) => boolean;
 }
@@ -48,7 +49,7 @@ export async function readRunnerFiles(input: RunnerFilesInput): Promise<RunnerFi
   const scripts = async (name: string) => {
     const text = await files.read('package.json');
     if (text === undefined) return undefined;
-    const v = getKey(new JsConfigReader(ts, 'package.json', text).exported(), `scripts.${name}`);
+    const v = getKey(new JsConfigReader(ts(), 'package.json', text).exported(), `scripts.${name}`);
     return v?.kind === 'string' ? { text: v.value, line: v.line } : undefined;
   };
   const commands = new CommandReader(out, js, scripts);

@@ -132,7 +132,7 @@ export class JsRunnerConfigs {
   private readonly configModules = new Set<string>();
 
   constructor(
-    private readonly ts: typeof TS,
+    private readonly ts: () => typeof TS,
     private readonly out: Collector,
   ) {}
 
@@ -143,7 +143,7 @@ export class JsRunnerConfigs {
   private async reader(file: string): Promise<JsConfigReader | undefined> {
     if (!this.readers.has(file)) {
       const text = await this.files.read(file);
-      this.readers.set(file, text === undefined ? null : new JsConfigReader(this.ts, file, text));
+      this.readers.set(file, text === undefined ? null : new JsConfigReader(this.ts(), file, text));
     }
     return this.readers.get(file) ?? undefined;
   }

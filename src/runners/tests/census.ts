@@ -4,7 +4,7 @@
  * `patchgate_census` plugin next to the run's report.
  */
 import { readFile } from 'node:fs/promises';
-import { shippedPythonFile } from '../harness/python-adapter.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 
 export const CENSUS = 'census.json';
 export const CENSUS_MODULE = 'patchgate_census';

@@ -24,7 +24,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { shippedPythonFile } from '../harness/python-adapter.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 
 export const GUARD_MODULE = 'patchgate_guard';
 /** The file the guard plugin writes in the run's io folder at the end of the session. */

@@ -10,7 +10,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { shippedPythonFile } from '../harness/python-adapter.js';
+import { shippedPythonFile } from '../../util/package-root.js';
 import type { TestSelection } from './presets.js';
 
 export const SELECT_MODULE = 'patchgate_select';

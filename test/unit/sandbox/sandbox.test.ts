@@ -11,13 +11,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Isolation } from '../../../src/sandbox/isolation.js';
 import { recordLentLink } from '../../../src/sandbox/lent-links.js';
-import {
-  DEFAULT_LIMITS,
-  type Limits,
-  packageRoot,
-  Sandbox,
-  type SandboxSpec,
-} from '../../../src/sandbox/sandbox.js';
+import { DEFAULT_LIMITS, type Limits, Sandbox, type SandboxSpec } from '../../../src/sandbox/sandbox.js';
+import { packageRoot } from '../../../src/util/package-root.js';
 import { tempDir } from '../../helpers/gitdir.js';
 import { testSandbox } from '../../helpers/sandbox.js';
 

@@ -24,9 +24,9 @@
  * log folder, a signal and the interpreter rather than a whole LayerContext, so the CLI can call it.
  */
 import type { Hunk } from '../../../git/hunks.js';
-import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { parsePythonTexts } from '../../../runners/harness/python-parse.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
+import { shippedPythonFile } from '../../../util/package-root.js';
 import {
   type Candidate,
   type CandidateKind,

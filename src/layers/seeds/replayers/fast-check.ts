@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TapeRow } from '../../../contracts/seed-tape.js';
-import { builtWorkerFile, ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
+import { ProcessPool, WorkerCrashError } from '../../../sandbox/process-pool.js';
 import type {
   ListSeedResult,
   ReplayResult,
@@ -9,6 +9,7 @@ import type {
   SeedOutcome,
 } from '../../../sandboxed/fast-check-replayer.js';
 import { findModules } from '../../../util/find-modules.js';
+import { builtFile } from '../../../util/package-root.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import type { ReplayerOptions } from './output.js';
 
@@ -95,7 +96,7 @@ export async function replayFastCheck(opts: FastCheckReplayOptions): Promise<Fas
   const fc = resolveFastCheck();
   const pool = new ProcessPool({
     sandbox: opts.sandbox,
-    handler: builtWorkerFile('sandboxed/fast-check-replayer'),
+    handler: builtFile('sandboxed/fast-check-replayer'),
     root: opts.root,
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     timeoutMs: opts.timeoutMs,

@@ -21,7 +21,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SEED_SWITCH, type TapeRow } from '../../../contracts/seed-tape.js';
 import { describeExit } from '../../../runners/harness/process.js';
-import { shippedPythonFile } from '../../../runners/harness/python-adapter.js';
 import { TestRunError } from '../../../runners/tests/errors.js';
 import { withTail } from '../../../runners/tests/output-tail.js';
 import {
@@ -35,6 +34,7 @@ import { type LoggedRun, runLogged } from '../../../runners/tests/run-tests.js';
 import { SELECT_ENV, SELECT_MODULE } from '../../../runners/tests/selection.js';
 import { pushAll } from '../../../util/arrays.js';
 import { byCodePoint } from '../../../util/compare.js';
+import { shippedPythonFile } from '../../../util/package-root.js';
 import type { ExampleCount, RunnerOutcome, SeedReplay } from '../model.js';
 import { type ReplayerOptions, readJsonReport, seconds } from './output.js';
 

@@ -50,7 +50,7 @@ async function scope(c: Case): Promise<ProbeScope> {
     files,
     config,
     configFile: 'patchgate.config.json',
-    ts,
+    ts: () => ts,
     isTestSide: testSideFor(config).isTestPath,
   });
   const preset = config.tests?.preset ?? 'generic';
@@ -71,7 +71,7 @@ async function scope(c: Case): Promise<ProbeScope> {
     commands: c.commands ?? [],
     lockfiles: new Set(),
     packageDirMapped: c.packageDirMapped ?? false,
-    ts,
+    ts: () => ts,
     parsePython: (texts) =>
       parsePythonTexts({
         sandbox,

@@ -19,7 +19,7 @@ async function read(files: Files, input: PatchgateConfigInput = VITEST) {
     files: await treeFiles(git, repo.head()),
     config,
     configFile: 'patchgate.config.json',
-    ts,
+    ts: () => ts,
     isTestSide: testSideFor(config).isTestPath,
   });
   const side = testSideFor(config, runner.named);

@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shippedPythonFile } from '../../../../src/runners/harness/python-adapter.js';
 import {
   checkGuard,
   GUARD_REPORT,
@@ -10,6 +9,7 @@ import {
   guardEnv,
 } from '../../../../src/runners/tests/python-guard.js';
 import { runLogged } from '../../../../src/runners/tests/run-tests.js';
+import { shippedPythonFile } from '../../../../src/util/package-root.js';
 import { tempDir } from '../../../helpers/gitdir.js';
 import { testSandbox } from '../../../helpers/sandbox.js';
 
