@@ -10,7 +10,7 @@
  * statfs through /proc/<pid>/root. A file in a tmpfs is RAM nobody's RSS
  * shows. A tree over its cap is killed and told why.
  */
-import { readdirSync, readFileSync, readlinkSync, statfsSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statfsSync } from 'node:fs';
 import { pushAll } from '../util/arrays.js';
 
 /** What the watcher saw when a tree went over its cap. */
@@ -41,6 +41,34 @@ const INTERVAL_MS = 250;
 const watched = new Set<MemoryWatch>();
 let timer: NodeJS.Timeout | undefined;
 
+/**
+ * One buffer for every /proc/<pid>/stat read: a scan reads one per process on
+ * the host four times a second, and `readFileSync` allocated a 64 KiB buffer
+ * for each (a file of procfs has no size to go by): a tenth of a check's own
+ * CPU time went to the scan, two thirds of that to those buffers. A stat line
+ * is well under 1 KiB.
+ */
+const STAT_BUFFER = Buffer.allocUnsafe(4096);
+
+/** A /proc/<pid>/stat line, or undefined when the process is gone. */
+function readStat(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const n = readSync(fd, STAT_BUFFER, 0, STAT_BUFFER.length, 0);
+    // Longer than the buffer (never seen): read it whole rather than cut a field.
+    return n < STAT_BUFFER.length ? STAT_BUFFER.toString('latin1', 0, n) : readFileSync(file, 'latin1');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Parent pid and resident bytes of every process on the host. */
 function readProcesses(): { parent: Map<number, number>; rss: Map<number, number> } {
   const parent = new Map<number, number>();
@@ -54,12 +82,8 @@ function readProcesses(): { parent: Map<number, number>; rss: Map<number, number
   for (const name of names) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
+    const stat = readStat(`/proc/${name}/stat`);
+    if (stat === undefined) continue;
     // The command name may hold spaces and parentheses: fields start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const pid = Number(name);
