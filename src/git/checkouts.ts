@@ -18,6 +18,7 @@ import { chmod, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { abortedError } from '../util/time-slice.js';
 import { CopyRepository } from './copy-repo.js';
 import type { Git } from './git.js';
 import { type MissingSubmodule, submoduleGitDir } from './submodules.js';
@@ -38,6 +39,8 @@ function readBlobs(
     const child = spawn('git', ['-C', git.cwd, ...git.safetyArgs(), 'cat-file', '--batch'], {
       env: git.env(),
       stdio: ['pipe', 'pipe', 'pipe'],
+      // An interrupted run must not wait for a checkout of a large tree to finish before it can clean up.
+      signal: git.signal,
     });
     // Chunks are kept in a list and joined once a whole blob is there: joining on every chunk would copy a
     // large blob (a lock of a million entries) over and over.
@@ -54,7 +57,7 @@ function readBlobs(
       if (failed) return;
       failed = true;
       child.kill('SIGKILL');
-      reject(err);
+      reject(git.signal?.aborted ? abortedError() : err);
     };
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString('utf8');

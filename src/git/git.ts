@@ -50,7 +50,8 @@ export class Git {
   constructor(
     private readonly exec: Exec,
     readonly cwd: string,
-    private readonly signal?: AbortSignal,
+    /** The run's abort signal: the processes the checkouts stream through (cat-file, fast-import) stop on it too. */
+    readonly signal?: AbortSignal,
     private readonly baseEnv: Readonly<Record<string, string>> = {},
   ) {}
 

@@ -67,10 +67,15 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     } else {
       headTree = await repo.out(['rev-parse', `${revs.head.commit}^{tree}`]);
     }
-    const [baseRoot, headRoot] = await Promise.all([
+    // Both settle before either's failure goes on: the copies are removed next, and one still being written
+    // would leave files behind in a folder removed under it.
+    const [base, head] = await Promise.allSettled([
       checkouts.add(revs.baseCommit, 'base'),
       checkouts.add(headTree, 'head'),
     ]);
+    if (base.status === 'rejected') throw base.reason;
+    if (head.status === 'rejected') throw head.reason;
+    const [baseRoot, headRoot] = [base.value, head.value];
     await options.onRevisionsReady?.({ baseRoot, headRoot });
     if (options.signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
     let headFilesP: Promise<TreeFiles> | undefined;

@@ -25,7 +25,9 @@ describe('the memory watch, from /proc', () => {
       c.stdout.once('data', () => console.log(c.pid));
       setInterval(() => {}, 1000);`);
     const grandchild = Number(parent.first);
-    onTestFinished(() => process.kill(grandchild, 'SIGKILL'));
+    onTestFinished(() => {
+      process.kill(grandchild, 'SIGKILL');
+    });
     const below = descendants(process.pid);
     expect(below).toContain(parent.child.pid);
     expect(below).toContain(grandchild);
