@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
+import { best, seconds as fmt, median } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -133,13 +134,6 @@ function timeOnce(script, n) {
   return { s, cpu, found: `${card.verdict}: ${card.findings.map((f) => f.code).join(', ')}` };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const fmt = (s) => `${s.toFixed(3)} s`;
-
 const cases = [
   { name: 'bundled', script: bundled, times: [], cpus: [], found: new Set() },
   { name: 'unbundled', script: unbundled, times: [], cpus: [], found: new Set() },
@@ -163,8 +157,8 @@ fs.rmSync(work, { recursive: true, force: true });
 const [ours, base] = cases;
 for (const c of cases)
   console.log(
-    `${c.name.padEnd(10)} CLI process CPU median ${fmt(median(c.cpus))} best ${fmt(Math.min(...c.cpus))}` +
-      `  check wall median ${fmt(median(c.times))} best ${fmt(Math.min(...c.times))}  (${[...c.found].join(' | ')})`,
+    `${c.name.padEnd(10)} CLI process CPU median ${fmt(median(c.cpus))} best ${fmt(best(c.cpus))}` +
+      `  check wall median ${fmt(median(c.times))} best ${fmt(best(c.times))}  (${[...c.found].join(' | ')})`,
   );
 if (ours.found.size !== 1 || [...ours.found][0] !== [...base.found][0] || base.found.size !== 1)
   console.log('MISS: the two CLIs did not find the same things, so the times do not compare');

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
+import { best, seconds as fmt, median } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -38,13 +39,6 @@ function timeOnce(script, expect) {
   return s;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const fmt = (s) => `${s.toFixed(3)} s`;
-
 const cases = [
   { name: 'patchgate --help', script: cli, expect: /Commands:/, times: [] },
   { name: 'vitest --help', script: vitest, expect: /vitest/i, times: [] },
@@ -62,7 +56,7 @@ for (let i = 0; i < RUNS; i++) {
 
 const [ours, base] = cases;
 for (const c of cases)
-  console.log(`${c.name.padEnd(18)} median ${fmt(median(c.times))}  best ${fmt(Math.min(...c.times))}`);
+  console.log(`${c.name.padEnd(18)} median ${fmt(median(c.times))}  best ${fmt(best(c.times))}`);
 const ratio = median(ours.times) / median(base.times);
 console.log(`ratio (median ours / median vitest): ${ratio.toFixed(2)}x`);
 const m = median(ours.times);
