@@ -5,12 +5,16 @@
  *
  * - the base's run of the same test fails the same way: **pre-existing**
  *   (a known failure that needs a human freeze row);
- * - otherwise the head's test reruns, beside reruns of the base's, so that
- *   both see the same machine load: failing every time, it is
+ * - otherwise the head's test reruns: failing every time, it is
  *   **deterministic** (a regression when the base passes that test); passing
- *   once, it is **intermittent** (a flake), and the base's reruns say whether
- *   the base flakes too; never run again (skipped or absent in every rerun),
- *   it is **unconfirmed** and the one failure stands.
+ *   once, it is **intermittent** (a flake), and as many reruns of the base's
+ *   say whether the base flakes too, beside the head's where they can be, so
+ *   that both see the same machine load; never run again (skipped or absent
+ *   in every rerun), it is **unconfirmed** and the one failure stands.
+ *
+ * The base reruns a test only once a head rerun has passed it: a failure
+ * the head gives every time is judged by the base's first run, and a gate
+ * that finds a regression does not pay for base runs nothing reads.
  */
 import type { TestOutcome } from '../junit/model.js';
 import type { TestIdParts } from '../runners/tests/presets.js';
@@ -48,7 +52,8 @@ export type FailureClass =
     };
 
 export interface ClassifyOptions {
-  tests: TestSession;
+  /** The runs classification asks for: what the base has, the base's runs and the head's reruns. */
+  tests: Pick<TestSession, 'baseHasTestFile' | 'baseRun' | 'headRerun'>;
   scheme: SignatureScheme;
   failures: readonly NewFailure[];
   /** Reruns on each side (default 2). */
@@ -101,22 +106,42 @@ export async function classifyFailures(opts: ClassifyOptions): Promise<FailureCl
   );
   const open = failures.filter((_, i) => out[i] === undefined);
   const headReruns: SuiteRun[] = firstRerun ? [firstRerun] : [];
-  const baseReruns: SuiteRun[] = [];
-  const openOnBase = unique(open.filter((f) => onBase.includes(f)));
+  // A base rerun is evidence only for a failure some head rerun passed (does the base flake too?): one that
+  // fails every time is judged by the base's first run alone, and is not run on the base again.
+  const baseReruns: { run: SuiteRun; ids: ReadonlySet<string> }[] = [];
+  const passedOnce = (f: NewFailure) => headReruns.some((run) => verdictIn(run, f.test.id) === 'passed');
+  const rerunOnBase = async (list: readonly NewFailure[]) => {
+    const subset = unique(list);
+    if (subset.length > 0)
+      return { run: await tests.baseRun(subset), ids: new Set(list.map((f) => f.test.id)) };
+    return undefined;
+  };
+  const openOnBase = open.filter((f) => onBase.includes(f));
   for (let r = 1; r < rounds && open.length > 0; r++) {
     // Side by side: a failure of load shows on both, a failure of the patch on the head only.
     const [h, b] = await Promise.all([
       tests.headRerun(unique(open)),
-      openOnBase.length > 0 ? tests.baseRun(openOnBase) : Promise.resolve(undefined),
+      rerunOnBase(openOnBase.filter(passedOnce)),
     ]);
     headReruns.push(h);
     if (b) baseReruns.push(b);
+  }
+  // A failure the last rerun showed to be intermittent has had fewer base reruns than the others: the
+  // missing ones now, after the head's (the same number of base runs whichever head rerun passed first).
+  const runsOf = (f: NewFailure) => baseReruns.filter((b) => b.ids.has(f.test.id)).length;
+  for (let k = 0; k < rounds - 1; k++) {
+    const short = openOnBase.filter((f) => passedOnce(f) && runsOf(f) < rounds - 1);
+    const b = await rerunOnBase(short);
+    if (!b) break;
+    baseReruns.push(b);
   }
   return failures.map((f, i) => {
     const known = out[i];
     if (known) return known;
     const reruns = headReruns.map((run) => verdictIn(run, f.test.id));
-    const baseRuns = [base, ...baseReruns].map((run) => verdictIn(run, f.test.id));
+    const baseRuns = [base, ...baseReruns.filter((b) => b.ids.has(f.test.id)).map((b) => b.run)].map((run) =>
+      verdictIn(run, f.test.id),
+    );
     if (reruns.every((v) => v === 'failed'))
       return { kind: 'deterministic', base: baseRuns[0] ?? 'absent', reruns };
     // Only a pass is evidence of chance; a rerun that skipped or lost the test ran nothing.

@@ -302,7 +302,7 @@ async function nameNewFailures(
       findings.push(
         f(
           'NEW_FLAKE',
-          `test ${t.id} failed (${text}) and then passed on a rerun (${c.reruns.join(', ')}), while the base's runs of it beside those reruns were stable (${c.baseRuns.join(', ')}): the patch made it nondeterministic; never freezable`,
+          `test ${t.id} failed (${text}) and then passed on a rerun (${c.reruns.join(', ')}), while the base's runs of it were stable (${c.baseRuns.join(', ')}): the patch made it nondeterministic; never freezable`,
           {
             ...ev,
             ...runs,
