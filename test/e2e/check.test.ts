@@ -2,7 +2,10 @@ import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureRepo, INVOICE, lockFor, sha256 } from '../helpers/fixture-repo.js';
-import { type GitDir, runCli } from '../helpers/gitdir.js';
+import { type GitDir, runCliProcess } from '../helpers/gitdir.js';
+
+// This file pins the binary a user's CI runs: every command here is the spawned dist/cli/bin.js.
+const runCli = runCliProcess;
 
 function scorecard(repo: GitDir, out = '.patchgate/out') {
   return JSON.parse(readFileSync(path.join(repo.dir, out, 'scorecard.json'), 'utf8'));

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../helpers/gitdir.js';
+import { CLI, runCliProcess } from '../helpers/gitdir.js';
 
 const DIST_CLI = path.dirname(CLI);
 const chunkText = (name: string) => readFileSync(path.join(DIST_CLI, name), 'utf8');
@@ -65,7 +65,7 @@ describe('the bundled CLI', () => {
     const pkg = JSON.parse(readFileSync(path.resolve(DIST_CLI, '../../package.json'), 'utf8')) as {
       version: string;
     };
-    const r = await runCli(['--version'], { cwd: DIST_CLI });
+    const r = await runCliProcess(['--version'], { cwd: DIST_CLI });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
   });

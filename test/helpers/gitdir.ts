@@ -134,16 +134,71 @@ export interface RunAs {
   gid: number;
 }
 
-/** Spawns the built CLI, as a user's CI would. */
-export function runCli(
-  args: string[],
-  opts: { cwd: string; env?: Record<string, string | undefined>; as?: RunAs },
+export interface CliOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  /** Run the built CLI as this user (a child process through setpriv). */
+  as?: RunAs;
+  /** Spawn the built CLI even when it could run in this process: for tests of the binary itself. */
+  spawn?: boolean;
+}
+
+/**
+ * Runs a patchgate command as a user's CI would, with the environment a
+ * spawned CLI gets (this process's, PATH narrowed to the system's, `env`
+ * over it). By default the command runs in this test process: `main` is
+ * the function the binary calls, it reads nothing of the process but the
+ * CliIO it is given (only src/cli/bin.ts touches `process`), and every
+ * process a check starts (git, the sandbox, the runners) is still a real
+ * child. That spares each check a Node start and the load of the bundle,
+ * a third of a check's own CPU. The built binary is spawned instead when
+ * asked (`spawn`), when the command must run as another user, or when the
+ * environment changes what Node itself reads from the process (TMPDIR, for
+ * os.tmpdir()). PATCHGATE_TEST_CLI=spawn spawns it for every test (the
+ * suite as it ran before this path; bench/suite compares the two).
+ */
+export function runCli(args: string[], opts: CliOptions): Promise<CliResult> {
+  const env = { NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env };
+  const processWide = 'TMPDIR' in env && env.TMPDIR !== process.env.TMPDIR;
+  if (opts.spawn || opts.as || processWide || process.env.PATCHGATE_TEST_CLI === 'spawn')
+    return runNode(CLI, args, { cwd: opts.cwd, env, ...(opts.as ? { as: opts.as } : {}) });
+  return runMain(args, { cwd: opts.cwd, env: childEnv(env) });
+}
+
+/** Spawns the built CLI (`dist/cli/bin.js`), for tests of the binary: its exit code, its streams, its signals. */
+export function runCliProcess(args: string[], opts: Omit<CliOptions, 'spawn'>): Promise<CliResult> {
+  return runCli(args, { ...opts, spawn: true });
+}
+
+async function runMain(
+  argv: string[],
+  opts: { cwd: string; env: Record<string, string> },
 ): Promise<CliResult> {
-  return runNode(CLI, args, {
+  const { main } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await main({
+    argv,
     cwd: opts.cwd,
-    env: { NO_COLOR: '1', GITHUB_STEP_SUMMARY: '', ...opts.env },
-    ...(opts.as ? { as: opts.as } : {}),
+    env: opts.env,
+    stdout: {
+      write: (s: string) => {
+        stdout += s;
+        return true;
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+        return true;
+      },
+    },
+    signal: new AbortController().signal,
+    pid: process.pid,
+    // What the spawned binary would see as process.argv[1]: hints print `node dist/cli/bin.js …` alike.
+    script: CLI,
   });
+  return { code, stdout, stderr };
 }
 
 /**
@@ -157,6 +212,13 @@ const SYSTEM_PATH = (process.env.PATH ?? '/usr/bin:/bin')
   .filter((d) => /^\/(usr|bin|sbin|opt)(\/|$)/.test(d))
   .join(':');
 
+/** The environment a child of this test process gets: this one's, PATH narrowed, `env` over it, `undefined` removed. */
+function childEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const merged: Record<string, string | undefined> = { ...process.env, PATH: SYSTEM_PATH, ...env };
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+  return merged as Record<string, string>;
+}
+
 /** Runs a Node script to completion, collecting its output; `undefined` env values are removed. */
 export function runNode(
   script: string,
@@ -164,8 +226,7 @@ export function runNode(
   opts: { cwd: string; env?: Record<string, string | undefined>; as?: RunAs },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, PATH: SYSTEM_PATH, ...opts.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const env = childEnv(opts.env);
     const [file, argv] = opts.as
       ? [
           'setpriv',
