@@ -10,7 +10,9 @@
  * may import its own tier and the tiers below, never one above: a lower
  * folder that needed an upper one would tie the basics to the gate's whole
  * machinery (and every cycle between folders could only lie within one tier).
- * Tier 4 is one tier because its folders import each other today. Only
+ * The config is read before any contract file: what reads contract files by
+ * the registry (validate, init's scaffolding, the JSON Schemas) lives in
+ * contracts/, above the config and the freeze readers. Only
  * run-time imports count: two type-only imports go upward today
  * (src/runners/tests/session.ts → src/config/schema.ts and
  * src/runners/harness/protocol.ts → src/layers/hits/model.ts).
@@ -20,7 +22,9 @@ const TIERS = [
   ['src/util/', 'src/json/', 'src/junit/', 'src/signatures/'],
   ['src/sandbox/', 'src/git/'],
   ['src/runners/'],
-  ['src/config/', 'src/contracts/', 'src/freeze/', 'src/overlay/'],
+  ['src/config/'],
+  ['src/freeze/', 'src/overlay/'],
+  ['src/contracts/'],
   ['src/layers/', 'src/sandboxed/'],
   ['src/report/'],
   ['src/steps/', 'src/baseline/', 'src/define.ts'],

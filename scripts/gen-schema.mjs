@@ -3,7 +3,8 @@
 // gate validates with, so editors and other tools check those files exactly
 // as the gate does. A new format's schema is shipped by listing the format.
 import { writeFileSync } from 'node:fs';
-import { ALL_JSON_SCHEMAS, jsonSchemaDocument } from '../dist/config/contract-schemas.js';
+import { jsonSchemaDocument } from '../dist/config/schema-files.js';
+import { ALL_JSON_SCHEMAS } from '../dist/contracts/json-schemas.js';
 
 for (const entry of ALL_JSON_SCHEMAS) {
   const out = new URL(`../schema/${entry.file}`, import.meta.url);

@@ -5,12 +5,6 @@
 export type { ReasonCode } from './codes.js';
 export { REASON_CODES } from './codes.js';
 export { codeownersSnippet } from './config/codeowners.js';
-export {
-  ALL_JSON_SCHEMAS,
-  type ContractSchema,
-  installedSchemaRef,
-  jsonSchemaDocument,
-} from './config/contract-schemas.js';
 export { type Detection, detectFixtureRoots, detectTests, type TestsDetection } from './config/detect.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './config/load.js';
 export {
@@ -19,14 +13,16 @@ export {
   type PatchgateConfig,
   type PatchgateConfigInput,
 } from './config/schema.js';
+export { type ContractSchema, installedSchemaRef, jsonSchemaDocument } from './config/schema-files.js';
+export { type Claim, type ClaimMatrix, parseClaimMatrix } from './contracts/claim-matrix.js';
+export { ALL_JSON_SCHEMAS } from './contracts/json-schemas.js';
+export { parseTape, readTape, type Tape, type TapeRow, type TapeSeed } from './contracts/seed-tape.js';
 export {
   type CheckedFile,
   type ValidateOptions,
   type ValidationResult,
   validateContracts,
-} from './config/validate.js';
-export { type Claim, type ClaimMatrix, parseClaimMatrix } from './contracts/claim-matrix.js';
-export { parseTape, readTape, type Tape, type TapeRow, type TapeSeed } from './contracts/seed-tape.js';
+} from './contracts/validate.js';
 export { ContractFileError, InputError, InternalError, PatchgateError, type Problem } from './errors.js';
 export {
   type ClaimLedger,

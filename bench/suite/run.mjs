@@ -14,6 +14,7 @@
 // Needs what `npm test` needs (.ci/run installs it); always exits 0, since it
 // is a measurement. Run it on an idle machine: the suite fills both cores.
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs } from '../lib/cli.mjs';
@@ -41,6 +42,7 @@ function summary(out) {
   return /Tests\s+(.*)/.exec(out)?.[1]?.trim() ?? '(no summary)';
 }
 
+console.log(`load average at the start: ${os.loadavg()[0].toFixed(1)}`);
 const build = timed(['npm', 'run', 'build']);
 if (build.status !== 0) {
   console.error(`npm run build failed:\n${build.out.slice(-4000)}`);

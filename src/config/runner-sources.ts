@@ -12,9 +12,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import { IniParseError, type IniSection, parseIni } from '../overlay/ini-sections.js';
 import { byCodePoint } from '../util/compare.js';
 import { shellCommands } from '../util/shell-commands.js';
+import { IniParseError, type IniSection, parseIni } from './ini-sections.js';
 import { lineAt, literalArgs, scanPython } from './python-scan.js';
 import { type Recognized, type RunnerName, recognize } from './runner-command.js';
 

@@ -11,7 +11,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { packageRoot } from '../util/package-root.js';
-import { CONFIG_JSON_SCHEMA, INSTALLED_SCHEMA_DIR } from './contract-schemas.js';
+import { CONFIG_JSON_SCHEMA, INSTALLED_SCHEMA_DIR } from './schema-files.js';
 
 /** `(file, schemaFile)` → the `$schema` value for repo-relative `file`, or undefined to write none. */
 export type SchemaRefs = (file: string, schemaFile: string) => string | undefined;

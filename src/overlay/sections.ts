@@ -11,7 +11,7 @@
  */
 import picomatch from 'picomatch';
 import type TS from 'typescript';
-import { IniParseError, mergeIniSections } from './ini-sections.js';
+import { IniParseError, mergeIniSections } from '../config/ini-sections.js';
 import { JsonParseError, type JsonSplit, mergeJsonSections, parseJsonObject } from './json-sections.js';
 import { mergeTomlSections, TomlParseError } from './toml-sections.js';
 

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaDocument, schemaForRole } from '../../src/config/contract-schemas.js';
+import { jsonSchemaDocument } from '../../src/config/schema-files.js';
+import { schemaForRole } from '../../src/contracts/json-schemas.js';
 import { CLI, GitDir, runCli } from '../helpers/gitdir.js';
 import { jsonSchemaErrors } from '../helpers/json-schema-check.js';
 

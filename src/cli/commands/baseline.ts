@@ -1,8 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installedSchemaRef } from '../../config/contract-schemas.js';
 import { isJsRepository } from '../../config/detect.js';
 import { loadConfig } from '../../config/load.js';
+import { installedSchemaRef } from '../../config/schema-files.js';
 import { InputError } from '../../errors.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';

@@ -10,6 +10,10 @@ import {
 } from '../../config/detect.js';
 import { type CandidateGroup, findFixtureCandidates } from '../../config/fixture-candidates.js';
 import { CONFIG_FILE_NAMES, loadConfig } from '../../config/load.js';
+import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '../../config/schema.js';
+import { type SchemaRefs, schemaRefsFor } from '../../config/schema-ref.js';
+import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from '../../config/tests-off.js';
+import { fixtureLockFormat } from '../../contracts/fixture-lock.js';
 import {
   CONFIG_FILE_FOR,
   type ConfigFormat,
@@ -17,13 +21,9 @@ import {
   emptyContractWhat,
   isEmptyContractRole,
   renderConfig,
-} from '../../config/scaffold.js';
-import { configSchema, type PatchgateConfig, type PatchgateConfigInput } from '../../config/schema.js';
-import { type SchemaRefs, schemaRefsFor } from '../../config/schema-ref.js';
-import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from '../../config/tests-off.js';
-import { validateContractFile } from '../../config/validate.js';
-import { fixtureLockFormat } from '../../contracts/fixture-lock.js';
+} from '../../contracts/scaffold.js';
 import { readTapeIfExists } from '../../contracts/seed-tape.js';
+import { validateContractFile } from '../../contracts/validate.js';
 import { ContractFileError, InputError } from '../../errors.js';
 import { defaultBase } from '../../git/default-branch.js';
 import { execFile } from '../../git/exec.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { formatValidation, validateContracts } from '../../config/validate.js';
+import { formatValidation, validateContracts } from '../../contracts/validate.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';

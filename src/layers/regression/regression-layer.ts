@@ -8,7 +8,6 @@
 
 import { contractReadOptions } from '../../config/contract-file.js';
 import { switchOf } from '../../config/layers-on.js';
-import type { PatchgateConfig } from '../../config/schema.js';
 import {
   matchFailure,
   readSignatureFreeze,

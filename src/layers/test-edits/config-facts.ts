@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { parse as shellParse } from 'shell-quote';
 import type TS from 'typescript';
-import { IniParseError, parseIni } from '../../overlay/ini-sections.js';
+import { IniParseError, parseIni } from '../../config/ini-sections.js';
 import {
   getKey,
   JEST_CONFIGS,

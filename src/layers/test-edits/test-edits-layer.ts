@@ -8,7 +8,6 @@
  * scorecard lists every edit and the finding that explained it, if any.
  */
 import { switchOf } from '../../config/layers-on.js';
-import type { PatchgateConfig } from '../../config/schema.js';
 import { acceptedByHuman, overridable } from '../override.js';
 import type { Finding, Layer, LayerContext, Override } from '../types.js';
 import { testEditsOf } from './analysis.js';

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { parse as shellParse } from 'shell-quote';
-import { IniParseError, parseIni } from '../ini-sections.js';
+import { IniParseError, parseIni } from '../../config/ini-sections.js';
 import { parseToml, TomlParseError } from '../toml-sections.js';
 import type { Collector } from './collector.js';
 import { escapeGlob } from './paths.js';

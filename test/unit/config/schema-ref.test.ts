@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderConfig } from '../../../src/config/scaffold.js';
 import { packageSchemaDir, schemaDirFor, schemaRefsFor } from '../../../src/config/schema-ref.js';
+import { renderConfig } from '../../../src/contracts/scaffold.js';
 import { tempDir } from '../../helpers/gitdir.js';
 
 /** A folder holding a copy of the package's schema folder's config schema at `at`. */

@@ -1,9 +1,9 @@
 import { stringify } from 'yaml';
-import { CONTRACT_FORMATS, formatOfRole } from '../contracts/registry.js';
+import type { PatchgateConfigInput } from '../config/schema.js';
+import { CONFIG_JSON_SCHEMA, installedSchemaRef } from '../config/schema-files.js';
+import type { SchemaRefs } from '../config/schema-ref.js';
 import { InternalError } from '../errors.js';
-import { CONFIG_JSON_SCHEMA, installedSchemaRef } from './contract-schemas.js';
-import type { PatchgateConfigInput } from './schema.js';
-import type { SchemaRefs } from './schema-ref.js';
+import { CONTRACT_FORMATS, formatOfRole } from './registry.js';
 
 export type ConfigFormat = 'json' | 'yaml' | 'ts';
 

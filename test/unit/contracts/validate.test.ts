@@ -2,7 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
-import { formatValidation, validateContractFile, validateContracts } from '../../../src/config/validate.js';
+import {
+  formatValidation,
+  validateContractFile,
+  validateContracts,
+} from '../../../src/contracts/validate.js';
 import { InternalError } from '../../../src/errors.js';
 import { sha256 } from '../../helpers/fixture-repo.js';
 import { tempDir } from '../../helpers/gitdir.js';

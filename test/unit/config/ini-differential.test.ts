@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IniParseError, mergeIniSections, parseIni } from '../../../src/overlay/ini-sections.js';
+import { IniParseError, mergeIniSections, parseIni } from '../../../src/config/ini-sections.js';
 import { iniconfigReads } from '../../helpers/pytest-oracle.js';
 
 /**

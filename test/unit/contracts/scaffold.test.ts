@@ -4,7 +4,7 @@ import {
   emptyContractText,
   emptyContractWhat,
   isEmptyContractRole,
-} from '../../../src/config/scaffold.js';
+} from '../../../src/contracts/scaffold.js';
 import { InternalError } from '../../../src/errors.js';
 
 describe('the empty contract files init scaffolds, from the registry', () => {

@@ -6,17 +6,16 @@ import { ledgerCommand } from '../../../src/cli/commands/ledger.js';
 import { recordCommand } from '../../../src/cli/commands/record.js';
 import { seedsCommand } from '../../../src/cli/commands/seeds.js';
 import { signaturesCommand } from '../../../src/cli/commands/signatures.js';
+import { configSchema } from '../../../src/config/schema.js';
+import { installedSchemaRef, jsonSchemaDocument } from '../../../src/config/schema-files.js';
+import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
+import { parseFixtureLock } from '../../../src/contracts/fixture-lock.js';
 import {
   ALL_JSON_SCHEMAS,
   CONTRACT_JSON_SCHEMAS,
-  installedSchemaRef,
-  jsonSchemaDocument,
   schemaForRole,
-} from '../../../src/config/contract-schemas.js';
-import { EMPTY_CONTRACT_ROLES, emptyContractText, renderConfig } from '../../../src/config/scaffold.js';
-import { configSchema } from '../../../src/config/schema.js';
-import { parseClaimMatrix } from '../../../src/contracts/claim-matrix.js';
-import { parseFixtureLock } from '../../../src/contracts/fixture-lock.js';
+} from '../../../src/contracts/json-schemas.js';
+import { EMPTY_CONTRACT_ROLES, emptyContractText, renderConfig } from '../../../src/contracts/scaffold.js';
 import { parseTape } from '../../../src/contracts/seed-tape.js';
 import { parseClaimLedger, serializeValidated } from '../../../src/freeze/claim-ledger.js';
 import { parseFlakeLedger } from '../../../src/freeze/flake-ledger.js';

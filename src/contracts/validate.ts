@@ -9,18 +9,18 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { ContractFormat, ContractPath, ReadEnv } from '../contracts/format.js';
-import { CONTRACT_FORMATS, contractFilesFor, formatOfRole } from '../contracts/registry.js';
+import { type ConfiguredSource, missingSources } from '../config/configured-sources.js';
+import { contractReadOptions, rootHas } from '../config/contract-file.js';
+import { detectTests } from '../config/detect.js';
+import { layersOn } from '../config/layers-on.js';
+import { loadConfig } from '../config/load.js';
+import type { PatchgateConfig } from '../config/schema.js';
+import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from '../config/tests-off.js';
 import { ContractFileError, formatProblem, InternalError, PatchgateError, type Problem } from '../errors.js';
 import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
-import { type ConfiguredSource, missingSources } from './configured-sources.js';
-import { contractReadOptions, rootHas } from './contract-file.js';
-import { detectTests } from './detect.js';
-import { layersOn } from './layers-on.js';
-import { loadConfig } from './load.js';
-import type { PatchgateConfig } from './schema.js';
-import { TESTS_ON_NEXT, testsOffHeadline, testsOnLines } from './tests-off.js';
+import type { ContractFormat, ContractPath, ReadEnv } from './format.js';
+import { CONTRACT_FORMATS, contractFilesFor, formatOfRole } from './registry.js';
 
 export interface ValidateOptions {
   /** Stops reading between slices (the CLI's SIGINT/SIGTERM). */
