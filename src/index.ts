@@ -32,6 +32,7 @@ export {
   recordRun,
   reopenEntry,
 } from './freeze/claim-ledger.js';
+export type { AuthorRole, PatchAuthor, PatchIdentity } from './git/authors.js';
 export type { Change, ChangeKind } from './git/changes.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
 export { JUnitParseError, parseJUnit, parseJUnitFile } from './junit/index.js';

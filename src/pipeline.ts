@@ -180,6 +180,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     timings = run.timings;
     card = buildScorecard({
       revs: ws.revs,
+      identity: ws.identity,
       headTree: ws.headTree,
       configFile: rules.configFile,
       layerOrder: pipeline.map((l) => l.name),

@@ -1,4 +1,5 @@
 import { isReasonCode, REASON_CODES } from '../codes.js';
+import type { PatchAuthor } from '../git/authors.js';
 import type { Finding } from '../layers/types.js';
 import { findingCount } from './aggregate.js';
 import { mdCode, mdProse } from './markdown-text.js';
@@ -110,6 +111,22 @@ export function verdictReason(card: Scorecard): string {
   return `${n} finding(s) ${what}: ${codes}`;
 }
 
+/** Who the patch's commits say wrote it: names, addresses and the branch are the patch's own text, so code. */
+function patchLine(card: Scorecard, text: (s: string) => string): string | undefined {
+  const p = card.patch;
+  if (!p || p.commits === 0) return undefined;
+  const who = (a: PatchAuthor) => text(a.email === '' ? a.name : `${a.name} <${a.email}>`);
+  const authors = p.authors.filter((a) => a.roles.includes('author') || a.roles.includes('committer'));
+  const coAuthors = p.authors.filter((a) => !authors.includes(a));
+  const parts = [
+    `${p.commits}${p.truncated ? '+' : ''} commit(s) by ${authors.map(who).join(', ') || 'nobody named'}`,
+    ...(coAuthors.length > 0 ? [`co-authored by ${coAuthors.map(who).join(', ')}`] : []),
+    ...(p.moreAuthors ? [`${p.moreAuthors} more identit(ies) in scorecard.json`] : []),
+    ...(p.branch !== undefined ? [`on branch ${text(p.branch)}`] : []),
+  ];
+  return `Patch: ${parts.join('; ')} (as the commits say).`;
+}
+
 /**
  * `summary.md`: what a reviewer sees in the pull request (also appended to
  * $GITHUB_STEP_SUMMARY). The most important findings come first, each with
@@ -128,6 +145,8 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
   head.push(
     `Base ${text(card.base.ref)} → merge-base ${text(card.base.commit.slice(0, 12))}; head ${text(card.head.ref)} ${text(card.head.commit.slice(0, 12))}${card.head.worktree ? ' + working tree' : ''}. Rules read from ${text(card.config.file)} in the base.`,
   );
+  const by = patchLine(card, text);
+  if (by) head.push('', by);
   if (options.reportLink) {
     head.push('');
     // reportLinkFrom only lets through an http(s) URL with nothing Markdown could read as syntax.

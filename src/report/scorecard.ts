@@ -1,3 +1,4 @@
+import type { PatchIdentity } from '../git/authors.js';
 import type { IsolationRecord } from '../layers/sandbox-finding.js';
 import type { Finding, FrozenItem, Override, ScopeSummary, Severity } from '../layers/types.js';
 import { byCodePoint } from '../util/compare.js';
@@ -26,6 +27,12 @@ export interface Scorecard {
   errorKind?: 'input' | 'internal';
   base: { ref: string; requested: string; commit: string };
   head: { ref: string; commit: string; tree: string; worktree: boolean };
+  /**
+   * Who the patch's commits say wrote them (authors, committers,
+   * `Co-authored-by`) and the head's branch: self-declared by the patch, for
+   * telling agents' patches apart, never part of the verdict.
+   */
+  patch?: PatchIdentity;
   config: { file: string; revision: 'base' };
   layers: LayerSummary[];
   findings: Finding[];

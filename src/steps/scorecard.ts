@@ -1,9 +1,11 @@
+import type { PatchIdentity } from '../git/authors.js';
 import type { ResolvedRevisions } from '../git/revisions.js';
 import { SCORECARD_SCHEMA, type Scorecard, sortFindings, verdictOf } from '../report/scorecard.js';
 import type { LayerRunResult } from './run-layers.js';
 
 export interface ScorecardInputs {
   revs: ResolvedRevisions;
+  identity: PatchIdentity;
   headTree: string;
   configFile: string;
   /** The pipeline's layer names, in order: findings are sorted by them. */
@@ -38,6 +40,7 @@ export function buildScorecard(i: ScorecardInputs): Omit<Scorecard, 'timings'> {
       tree: i.headTree,
       worktree: i.revs.head.worktree,
     },
+    patch: i.identity,
     config: { file: i.configFile, revision: 'base' },
     layers: i.run.layers,
     findings: sortFindings(findings, i.layerOrder),

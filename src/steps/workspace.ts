@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { type PatchIdentity, patchIdentity } from '../git/authors.js';
 import { snapshotWorkingTree } from '../git/changes.js';
 import { Checkouts, pruneLeftovers } from '../git/checkouts.js';
 import { type Exec, execFile } from '../git/exec.js';
@@ -18,6 +19,8 @@ export interface Workspace {
   /** git at the repository's root. */
   readonly repo: Git;
   readonly revs: ResolvedRevisions;
+  /** Who the patch's commits say wrote them, and the branch the head is on (self-declared: see git/authors). */
+  readonly identity: PatchIdentity;
   /** The head's tree: its commit's, or a snapshot of the working tree. */
   readonly headTree: string;
   readonly checkouts: Checkouts;
@@ -67,6 +70,8 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     } else {
       headTree = await repo.out(['rev-parse', `${revs.head.commit}^{tree}`]);
     }
+    // Read before any head code runs, from git's objects, like everything else of the revisions.
+    const identity = await patchIdentity(repo, revs.baseCommit, revs.head);
     // Both settle before either's failure goes on: the copies are removed next, and one still being written
     // would leave files behind in a folder removed under it.
     const [base, head] = await Promise.allSettled([
@@ -82,6 +87,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     return {
       repo,
       revs,
+      identity,
       headTree,
       checkouts,
       baseRoot,

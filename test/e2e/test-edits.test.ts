@@ -116,6 +116,15 @@ describe(
       expect(f?.evidence.template).toMatch(/assert <N> == \(<N> \* <N>\)/);
       // Explained: not reported again on its own.
       expect(r.codes).not.toContain('TEST_WEAKENED');
+      // Who the patch's commits say wrote it, and its branch: recorded, and shown in summary.md as the commits say.
+      expect(r.card.patch).toEqual({
+        commits: 1,
+        authors: [{ name: 'Test', email: 'test@example.com', roles: ['author', 'committer'], commits: 1 }],
+        branch: 'agent',
+      });
+      expect(readFileSync(path.join(r.out, 'summary.md'), 'utf8')).toContain(
+        'Patch: 1 commit(s) by `Test <test@example.com>`; on branch `agent` (as the commits say).',
+      );
     });
 
     it('a weakened assertion (== to a truthy check): REGRESSION names it', async () => {

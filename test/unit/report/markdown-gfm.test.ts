@@ -63,6 +63,18 @@ function attackCard(payloads: readonly string[]): Scorecard {
     verdict: 'reject',
     base: { ref: payloads[0] ?? 'main', requested: 'a'.repeat(40), commit: 'b'.repeat(40) },
     head: { ref: payloads[1] ?? 'head', commit: 'c'.repeat(40), tree: 'd'.repeat(40), worktree: false },
+    // The patch's commits name whoever the patch likes, with whatever address and branch name.
+    patch: {
+      commits: payloads.length,
+      authors: payloads.map((p, i) => ({
+        name: p,
+        email: i % 2 === 0 ? '' : p,
+        roles: i % 3 === 0 ? ['co-author'] : ['author'],
+        commits: 1,
+      })),
+      moreAuthors: 3,
+      branch: payloads[2] ?? 'agent',
+    },
     config: { file: 'patchgate.config.json', revision: 'base' },
     layers: [{ name: 'signatures', status: 'reject', findings: findings.length }],
     findings,

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { identitiesOf, MAX_AUTHORS, parseIdentity, patchIdentity } from '../../../src/git/authors.js';
+import { execFile } from '../../../src/git/exec.js';
+import { Git } from '../../../src/git/git.js';
+import { GitDir } from '../../helpers/gitdir.js';
+
+const gitAt = (repo: GitDir) => Git.forEnv(execFile, repo.dir, process.env);
+
+/** A base commit on main, then `agent` with two commits by an agent, one co-authored twice, one by a human. */
+function agentRepo(): { repo: GitDir; base: string } {
+  const repo = GitDir.create({ 'a.txt': 'base\n' });
+  const base = repo.head();
+  repo.git('checkout', '-q', '-b', 'agent');
+  repo.write({ 'a.txt': 'one\n' });
+  repo.git('add', '-A');
+  repo.git(
+    'commit',
+    '-q',
+    '--author=Agent A <agent-a@agents.example>',
+    '-m',
+    'agent: one\n\nCo-authored-by: Jane Doe <JANE@example.com>\nCo-authored-by: Claude <noreply@anthropic.com>',
+  );
+  repo.write({ 'a.txt': 'two\n' });
+  repo.git('add', '-A');
+  repo.git(
+    'commit',
+    '-q',
+    '--author=agent a <Agent-A@Agents.Example>',
+    '-m',
+    'agent: two\n\nCo-authored-by: Jane Doe <jane@example.com>',
+  );
+  return { repo, base };
+}
+
+describe('patchIdentity', () => {
+  it('names the authors, committer and Co-authored-by trailers of merge-base..head, one entry per address', async () => {
+    const { repo, base } = agentRepo();
+    const head = { ref: 'agent', commit: repo.head(), worktree: false };
+    expect(await patchIdentity(gitAt(repo), base, head)).toEqual({
+      commits: 2,
+      authors: [
+        // Addresses are told apart case-folded: both commits are the same agent's; the first name seen stays.
+        { name: 'Agent A', email: 'agent-a@agents.example', roles: ['author'], commits: 2 },
+        { name: 'Jane Doe', email: 'JANE@example.com', roles: ['co-author'], commits: 2 },
+        { name: 'Test', email: 'test@example.com', roles: ['committer'], commits: 2 },
+        { name: 'Claude', email: 'noreply@anthropic.com', roles: ['co-author'], commits: 1 },
+      ],
+      branch: 'agent',
+    });
+  });
+
+  it('says no branch for a detached head, and no commit for a head the base already has', async () => {
+    const { repo, base } = agentRepo();
+    const tip = repo.head();
+    repo.git('checkout', '-q', '--detach');
+    const detached = await patchIdentity(gitAt(repo), base, { ref: 'HEAD', commit: tip, worktree: false });
+    expect(detached.branch).toBeUndefined();
+    expect(detached.commits).toBe(2);
+    const none = await patchIdentity(gitAt(repo), tip, { ref: tip, commit: tip, worktree: false });
+    expect(none).toEqual({ commits: 0, authors: [] });
+  });
+
+  it('reads the branch of a working-tree head from HEAD', async () => {
+    const { repo, base } = agentRepo();
+    const id = await patchIdentity(gitAt(repo), base, { ref: 'HEAD', commit: repo.head(), worktree: true });
+    expect(id.branch).toBe('agent');
+  });
+});
+
+describe('identities of log records', () => {
+  it('reads a trailer as a name with an address, a name alone, or nothing', () => {
+    expect(parseIdentity('Jane Doe <jane@example.com>')).toEqual({
+      name: 'Jane Doe',
+      email: 'jane@example.com',
+    });
+    expect(parseIdentity('  Jane  ')).toEqual({ name: 'Jane', email: '' });
+    expect(parseIdentity('<bot@example.com>')).toEqual({ name: '', email: 'bot@example.com' });
+    expect(parseIdentity('   ')).toBeUndefined();
+  });
+
+  it('counts a record whose name holds the field separator as a commit, and reads what it can', () => {
+    const r = identitiesOf([
+      'Evil\x1eName\x1eevil@x\x1eTest\x1etest@example.com',
+      'A\x1ea@x\x1eA\x1ea@x\x1e',
+    ]);
+    expect(r.commits).toBe(2);
+    expect(r.authors.find((a) => a.email === 'a@x')).toEqual({
+      name: 'A',
+      email: 'a@x',
+      roles: ['author', 'committer'],
+      commits: 1,
+    });
+  });
+
+  it(`keeps the ${MAX_AUTHORS} identities with most commits and counts the rest`, () => {
+    const records = Array.from({ length: MAX_AUTHORS + 5 }, (_, i) => `N${i}\x1en${i}@x\x1eCI\x1eci@x\x1e`);
+    const r = identitiesOf(records);
+    expect(r.authors).toHaveLength(MAX_AUTHORS);
+    expect(r.authors[0]).toMatchObject({ email: 'ci@x', commits: MAX_AUTHORS + 5 });
+    expect(r.moreAuthors).toBe(6);
+  });
+});
