@@ -30,9 +30,26 @@ export interface PatchIdentity {
   authors: PatchAuthor[];
   /** Identities past MAX_AUTHORS, counted. */
   moreAuthors?: number;
-  /** The local branch the head names (`--head agent`, or a working tree on one); absent when detached. */
+  /**
+   * The local branch the head names (`--head agent`, or a working tree on
+   * one); for a detached `HEAD`, the pull request's source branch the CI
+   * system names (`branchFrom` says which variable). Absent otherwise.
+   */
   branch?: string;
+  branchFrom?: (typeof CI_BRANCH_VARIABLES)[number];
 }
+
+/**
+ * The variables CI systems set to a pull (merge) request's source branch,
+ * whose checkout is a detached HEAD: GitHub Actions, GitLab, Buildkite,
+ * CircleCI. Read only when the head is that checkout's HEAD.
+ */
+export const CI_BRANCH_VARIABLES = [
+  'GITHUB_HEAD_REF',
+  'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME',
+  'BUILDKITE_BRANCH',
+  'CIRCLE_BRANCH',
+] as const;
 
 export const MAX_COMMITS = 10_000;
 export const MAX_AUTHORS = 20;
@@ -93,11 +110,16 @@ export const LOG_FORMAT = [
   `%(trailers:key=Co-authored-by,valueonly,separator=%x1f)`,
 ].join('%x1e');
 
-/** The patch's identity: the commits in `base..head` (the head's commit; a working tree adds none of its own). */
+/**
+ * The patch's identity: the commits in `base..head` (the head's commit; a
+ * working tree adds none of its own). `env` is the gate's environment, for
+ * the CI system's name of a detached head's branch.
+ */
 export async function patchIdentity(
   git: Git,
   base: string,
   head: { ref: string; commit: string; worktree: boolean },
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<PatchIdentity> {
   const log = await git.out([
     'log',
@@ -112,11 +134,26 @@ export async function patchIdentity(
   const records = log === '' ? [] : log.split('\0').filter((r) => r !== '');
   const truncated = records.length > MAX_COMMITS;
   const branch = await branchOf(git, head);
+  const fromCi = branch === undefined ? ciBranch(head, env) : undefined;
   return {
     ...identitiesOf(truncated ? records.slice(0, MAX_COMMITS) : records),
     ...(truncated ? { truncated: true as const } : {}),
     ...(branch !== undefined ? { branch } : {}),
+    ...(fromCi ? { branch: fromCi.branch, branchFrom: fromCi.variable } : {}),
   };
+}
+
+/** A detached HEAD's branch as the CI system names it; never for a head given by another name. */
+function ciBranch(
+  head: { ref: string; worktree: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): { branch: string; variable: (typeof CI_BRANCH_VARIABLES)[number] } | undefined {
+  if (!head.worktree && head.ref !== 'HEAD') return undefined;
+  for (const variable of CI_BRANCH_VARIABLES) {
+    const branch = env[variable]?.trim();
+    if (branch) return { branch, variable };
+  }
+  return undefined;
 }
 
 async function branchOf(git: Git, head: { ref: string; worktree: boolean }): Promise<string | undefined> {

@@ -71,7 +71,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       headTree = await repo.out(['rev-parse', `${revs.head.commit}^{tree}`]);
     }
     // Read before any head code runs, from git's objects, like everything else of the revisions.
-    const identity = await patchIdentity(repo, revs.baseCommit, revs.head);
+    const identity = await patchIdentity(repo, revs.baseCommit, revs.head, options.env);
     // Both settle before either's failure goes on: the copies are removed next, and one still being written
     // would leave files behind in a folder removed under it.
     const [base, head] = await Promise.allSettled([

@@ -60,6 +60,32 @@ describe('patchIdentity', () => {
     expect(none).toEqual({ commits: 0, authors: [] });
   });
 
+  it('takes a detached HEAD’s branch from the CI system’s pull request variable, and says which', async () => {
+    const { repo, base } = agentRepo();
+    const tip = repo.head();
+    repo.git('checkout', '-q', '--detach');
+    const env = { GITHUB_HEAD_REF: ' agent/fix-1 ', CIRCLE_BRANCH: 'other' };
+    const id = await patchIdentity(gitAt(repo), base, { ref: 'HEAD', commit: tip, worktree: false }, env);
+    expect(id).toMatchObject({ branch: 'agent/fix-1', branchFrom: 'GITHUB_HEAD_REF' });
+    // An empty variable (a push event) names nothing; the next one the list knows does.
+    const gitlab = { GITHUB_HEAD_REF: '', CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'mr-7' };
+    const mr = await patchIdentity(gitAt(repo), base, { ref: 'HEAD', commit: tip, worktree: false }, gitlab);
+    expect(mr).toMatchObject({ branch: 'mr-7', branchFrom: 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME' });
+    // A head given by another name than HEAD is not the CI checkout: its branch is not the variable's.
+    const bySha = await patchIdentity(gitAt(repo), base, { ref: tip, commit: tip, worktree: false }, env);
+    expect(bySha.branch).toBeUndefined();
+    // A head on a local branch keeps git's answer.
+    repo.git('checkout', '-q', 'agent');
+    const onBranch = await patchIdentity(
+      gitAt(repo),
+      base,
+      { ref: 'HEAD', commit: tip, worktree: false },
+      env,
+    );
+    expect(onBranch.branch).toBe('agent');
+    expect(onBranch.branchFrom).toBeUndefined();
+  });
+
   it('reads the branch of a working-tree head from HEAD', async () => {
     const { repo, base } = agentRepo();
     const id = await patchIdentity(gitAt(repo), base, { ref: 'HEAD', commit: repo.head(), worktree: true });
