@@ -8,6 +8,7 @@
  * writer is the patch. It is recorded for accounting (whose patches are
  * rejected, and for what), never weighed in a verdict.
  */
+import { byCodePoint } from '../util/compare.js';
 import type { Git } from './git.js';
 
 export type AuthorRole = 'author' | 'committer' | 'co-author';
@@ -94,7 +95,7 @@ export function identitiesOf(records: readonly string[]): Omit<PatchIdentity, 'b
   }
   const all = [...byKey.values()]
     .map((a) => ({ ...a, roles: ROLE_ORDER.filter((r) => a.roles.includes(r)) }))
-    .sort((x, y) => y.commits - x.commits || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    .sort((x, y) => y.commits - x.commits || byCodePoint(x.name, y.name));
   return {
     commits: records.length,
     authors: all.slice(0, MAX_AUTHORS),

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach } from 'vitest';
+import { memoryIO } from './cli-io.js';
 
 export type Files = Record<string, string | Buffer | null | { symlink: string }>;
 
@@ -175,30 +176,10 @@ async function runMain(
   opts: { cwd: string; env: Record<string, string> },
 ): Promise<CliResult> {
   const { main } = await import('../../src/cli/main.js');
-  let stdout = '';
-  let stderr = '';
-  const code = await main({
-    argv,
-    cwd: opts.cwd,
-    env: opts.env,
-    stdout: {
-      write: (s: string) => {
-        stdout += s;
-        return true;
-      },
-    },
-    stderr: {
-      write: (s: string) => {
-        stderr += s;
-        return true;
-      },
-    },
-    signal: new AbortController().signal,
-    pid: process.pid,
-    // What the spawned binary would see as process.argv[1]: hints print `node dist/cli/bin.js …` alike.
-    script: CLI,
-  });
-  return { code, stdout, stderr };
+  const { io, out, err } = memoryIO(opts.cwd, opts.env);
+  // What the spawned binary would see as process.argv[1]: hints print `node dist/cli/bin.js …` alike.
+  const code = await main({ ...io, argv, pid: process.pid, script: CLI });
+  return { code, stdout: out(), stderr: err() };
 }
 
 /**

@@ -11,22 +11,19 @@ function agentRepo(): { repo: GitDir; base: string } {
   const repo = GitDir.create({ 'a.txt': 'base\n' });
   const base = repo.head();
   repo.git('checkout', '-q', '-b', 'agent');
-  repo.write({ 'a.txt': 'one\n' });
-  repo.git('add', '-A');
-  repo.git(
-    'commit',
-    '-q',
-    '--author=Agent A <agent-a@agents.example>',
-    '-m',
+  const commitAs = (author: string, text: string, message: string) => {
+    repo.write({ 'a.txt': text });
+    repo.git('add', '-A');
+    repo.git('commit', '-q', `--author=${author}`, '-m', message);
+  };
+  commitAs(
+    'Agent A <agent-a@agents.example>',
+    'one\n',
     'agent: one\n\nCo-authored-by: Jane Doe <JANE@example.com>\nCo-authored-by: Claude <noreply@anthropic.com>',
   );
-  repo.write({ 'a.txt': 'two\n' });
-  repo.git('add', '-A');
-  repo.git(
-    'commit',
-    '-q',
-    '--author=agent a <Agent-A@Agents.Example>',
-    '-m',
+  commitAs(
+    'agent a <Agent-A@Agents.Example>',
+    'two\n',
     'agent: two\n\nCo-authored-by: Jane Doe <jane@example.com>',
   );
   return { repo, base };
