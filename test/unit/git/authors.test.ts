@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { identitiesOf, MAX_AUTHORS, parseIdentity, patchIdentity } from '../../../src/git/authors.js';
 import { execFile } from '../../../src/git/exec.js';
 import { Git } from '../../../src/git/git.js';
+import { renderMarkdown } from '../../../src/report/markdown.js';
+import type { Scorecard } from '../../../src/report/scorecard.js';
+import { outsideCode, RENDERERS, renderGfm } from '../../helpers/gfm.js';
 import { GitDir } from '../../helpers/gitdir.js';
 
 const gitAt = (repo: GitDir) => Git.forEnv(execFile, repo.dir, process.env);
@@ -121,5 +124,55 @@ describe('identities of log records', () => {
     expect(r.authors).toHaveLength(MAX_AUTHORS);
     expect(r.authors[0]).toMatchObject({ email: 'ci@x', commits: MAX_AUTHORS + 5 });
     expect(r.moreAuthors).toBe(6);
+  });
+});
+
+describe('a patch that signs its commits with markdown', () => {
+  it('shows each identity and its branch as code in summary.md, rendered as GitHub renders it', async () => {
+    const repo = GitDir.create({ 'a.txt': 'base\n' });
+    const base = repo.head();
+    // The patch chooses its branch name, its author name and its trailers; git keeps what it is given.
+    repo.git('checkout', '-q', '-b', 'ZQX-@octocat-#7-_x_');
+    repo.write({ 'a.txt': 'x\n' });
+    repo.git('add', '-A');
+    repo.git(
+      'commit',
+      '-q',
+      '--author=ZQX [accept](https://evil.example/a) @octocat ![p](https://evil.example/p.png) <a@evil.example>',
+      '-m',
+      'agent\n\nCo-authored-by: ZQX <img src=https://evil.example/i.png> #123 <c@evil.example>',
+    );
+    const head = { ref: 'HEAD', commit: repo.head(), worktree: false };
+    const patch = await patchIdentity(gitAt(repo), base, head);
+    expect(patch.authors.map((a) => a.name)).toEqual([
+      'Test',
+      'ZQX <img src=https://evil.example/i.png> #123',
+      'ZQX [accept](https://evil.example/a) @octocat ![p](https://evil.example/p.png)',
+    ]);
+    expect(patch.branch).toBe('ZQX-@octocat-#7-_x_');
+    const card = {
+      schema: 'patchgate/scorecard@1',
+      verdict: 'accept',
+      base: { ref: 'main', requested: base, commit: base },
+      head: { ...head, tree: 'd'.repeat(40) },
+      patch,
+      config: { file: 'patchgate.config.json', revision: 'base' },
+      layers: [],
+      findings: [],
+      overrides: [],
+      frozen: [],
+      today: '2026-12-01',
+      isolation: { mode: 'bwrap', user: 'separate' },
+      timings: { revisionsMs: 0, setupMs: 0, cleanupMs: 0, totalMs: 1, layers: {} },
+    } satisfies Scorecard;
+    const md = renderMarkdown(card);
+    expect(md).toContain('Patch: 1 commit(s) by ');
+    for (const renderer of RENDERERS) {
+      const html = renderGfm(md, renderer);
+      expect(html).not.toMatch(/<a\b|<img\b/i);
+      const live = outsideCode(html);
+      expect(live).not.toContain('ZQX');
+      expect(live).not.toMatch(/evil\.example|@octocat|#123|#7/);
+    }
   });
 });
