@@ -26,7 +26,7 @@ const TIERS = [
   ['src/freeze/', 'src/overlay/'],
   ['src/contracts/'],
   ['src/layers/', 'src/sandboxed/'],
-  ['src/report/'],
+  ['src/report/', 'src/history/'],
   ['src/steps/', 'src/baseline/', 'src/define.ts'],
   ['src/pipeline.ts'],
   ['src/cli/', 'src/index.ts'],

@@ -8,7 +8,10 @@
 // - typescript: one 9 MB file loaded only by the checks that parse JS/TS
 //   (src/util/typescript.ts explains how it is loaded);
 // - jiti: it loads users' TypeScript configs and finds its own helper files
-//   next to itself.
+//   next to itself;
+// - better-sqlite3 and pg, the run history's drivers: the first loads a native
+//   addon from beside itself, and both load only when a command uses the
+//   history.
 // The library (dist/index.js), the processes the sandbox starts
 // (dist/sandbox/host/, dist/sandboxed/) and the .d.ts files stay as tsc wrote
 // them. Chunks sit in dist/cli/, two folders below the package like the
@@ -26,7 +29,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'bundle-[name]-[hash]',
-  external: ['typescript', 'jiti'],
+  external: ['typescript', 'jiti', 'better-sqlite3', 'pg'],
   // Bundled CommonJS dependencies (yaml, picomatch) call require() for Node's builtins.
   banner: {
     js: "import { createRequire as pgCreateRequire } from 'node:module'; const require = pgCreateRequire(import.meta.url);",

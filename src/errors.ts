@@ -27,6 +27,11 @@ export type ErrorCode =
   | 'ABORTED'
   | 'INTERNAL_ERROR'
   | 'OUTPUT_WRITE_FAILED'
+  // Codes of the run history (src/history/): a store that cannot be opened, one the head could have
+  // written, and one a newer patchgate migrated.
+  | 'HISTORY_UNAVAILABLE'
+  | 'HISTORY_UNSAFE'
+  | 'HISTORY_INCOMPATIBLE'
   // Codes of the test-runner module (src/runners/tests/errors.ts), input errors too.
   | 'UNKNOWN_PRESET'
   | 'COMMAND_INVALID'

@@ -34,6 +34,42 @@ export {
 } from './freeze/claim-ledger.js';
 export type { AuthorRole, PatchAuthor, PatchIdentity } from './git/authors.js';
 export type { Change, ChangeKind } from './git/changes.js';
+export { MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './history/migrations.js';
+export {
+  type AgentRecord,
+  agentRecords,
+  type FlakyTest,
+  flakyTests,
+  type HistoryScope,
+  type RejectionCount,
+  rejectionsByCode,
+  runCounts,
+  type SlowTest,
+  slowestTests,
+} from './history/queries.js';
+export { repositoryKey, repositoryKeyOf } from './history/repository.js';
+export {
+  foldTestRuns,
+  type HistoryFinding,
+  type HistoryOutcome,
+  type HistoryRun,
+  type HistorySide,
+  runFromCheck,
+  runFromRecord,
+  type SideRun,
+  type TestResult,
+  TRUSTED_SIDES,
+} from './history/run.js';
+export type { Dialect, SqlDb, SqlQueryable, SqlRow, SqlValue } from './history/sql.js';
+export {
+  DATABASE_URL_VARIABLE,
+  guardSqliteLocation,
+  HISTORY_FILE,
+  type HistoryLocation,
+  historyLocation,
+  openHistory,
+} from './history/store.js';
+export { writeRun } from './history/write.js';
 export { canonicalDigest, pythonCanonicalJson } from './json/python-dumps.js';
 export { JUnitParseError, parseJUnit, parseJUnitFile } from './junit/index.js';
 export type { JUnitReport, TestOutcome, TestStatus } from './junit/model.js';
@@ -69,7 +105,14 @@ export type {
   PropertyProof,
   Severity,
 } from './layers/types.js';
-export { type Clock, type GateHooks, LAYERS, type RunGateOptions, runGate } from './pipeline.js';
+export {
+  type Clock,
+  type GateHooks,
+  type GateTestRun,
+  LAYERS,
+  type RunGateOptions,
+  runGate,
+} from './pipeline.js';
 export { renderMarkdown } from './report/markdown.js';
 export type { LayerStatus, LayerSummary, Scorecard, Verdict } from './report/scorecard.js';
 export { stableStringify } from './report/stable-json.js';

@@ -1,4 +1,5 @@
 import type { Exec } from './git/exec.js';
+import type { TestOutcome } from './junit/model.js';
 import { claimsLayer } from './layers/claims/claims-layer.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
@@ -11,6 +12,8 @@ import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
 import { testEditsLayer } from './layers/test-edits/test-edits-layer.js';
 import type { Artifact, Layer } from './layers/types.js';
 import type { LayerSummary, Scorecard } from './report/scorecard.js';
+import { testFileOf } from './runners/tests/presets.js';
+import type { RunSide } from './runners/tests/session.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { layerContext } from './steps/layer-context.js';
 import { readRules } from './steps/rules.js';
@@ -62,6 +65,19 @@ export interface GateHooks {
   onArtifact?(artifact: Artifact): void | Promise<void>;
   /** The folder of the run's logs, once every head process is gone and before it is removed. */
   onLogs?(dir: string): void | Promise<void>;
+  /**
+   * Every suite run that reported, as it finishes (synchronous; a throwing
+   * listener is ignored): which checkout it ran in and its outcomes, for the
+   * run history. A `head` or `overlay` run ran the patch's code.
+   */
+  onTestRun?(run: GateTestRun): void;
+}
+
+/** One suite run the gate saw: `base` ran the base's code, `head` and `overlay` the patch's. */
+export interface GateTestRun {
+  label: string;
+  side: RunSide;
+  tests: readonly TestOutcome[];
 }
 
 export interface RunGateOptions {
@@ -147,6 +163,20 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       signal,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       ...(progress ? { progress } : {}),
+      ...(hooks.onTestRun
+        ? {
+            onSuiteRun: (run: { label: string; side: RunSide; tests: readonly TestOutcome[] }) =>
+              hooks.onTestRun?.({
+                label: run.label,
+                side: run.side,
+                // Each outcome names its file as the runner's preset reads it (pytest's JUnit has no file attribute).
+                tests: run.tests.map((t) => {
+                  const file = t.file ?? testFileOf(rules.config.tests?.preset, t);
+                  return file === t.file ? t : { ...t, file };
+                }),
+              }),
+          }
+        : {}),
     });
     const context = layerContext(ws, rules, rt, {
       env: options.env,

@@ -77,6 +77,7 @@ const LOADERS: Record<string, () => Promise<Run>> = {
       });
     };
   },
+  history: async () => (await import('./commands/history.js')).historyCommand,
   freeze: async () => {
     const [{ freezeCommand }, { configuredLedger }] = await Promise.all([
       import('./commands/freeze.js'),

@@ -96,6 +96,17 @@ Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error (never an
       description:
         'run the layers that only run after a clean pass (stability…) even when an earlier one rejected',
     },
+    history: {
+      type: 'boolean',
+      default: false,
+      description:
+        'also write this run into the run history (.patchgate/history.sqlite, or the PostgreSQL server PATCHGATE_DATABASE_URL names), after the verdict',
+    },
+    'ci-run': {
+      type: 'string',
+      placeholder: 'ID',
+      description: "with --history: the CI run's id, kept with the run",
+    },
   },
 } as const satisfies CommandSpec;
 
@@ -376,8 +387,88 @@ Run it from CI on the main branch after merges, never on an agent's branch: what
       description: 'when the run happened, YYYY-MM-DDTHH:MM:SSZ (default: now, UTC)',
     },
     'dry-run': { type: 'boolean', default: false, description: 'print what would change, write nothing' },
+    history: {
+      type: 'boolean',
+      default: false,
+      description:
+        "also write the run's outcomes into the run history (.patchgate/history.sqlite, or PATCHGATE_DATABASE_URL); without a ledger file, only the history is written",
+    },
   },
 } as const satisfies CommandSpec;
+
+const historyScope = {
+  repository: {
+    type: 'string',
+    placeholder: 'NAME',
+    description: "one repository's runs (default: this one, named by its origin remote, else its folder)",
+  },
+  'all-repositories': {
+    type: 'boolean',
+    default: false,
+    description: 'every repository the store holds',
+  },
+  since: {
+    type: 'string',
+    placeholder: 'DATE',
+    description: 'only runs recorded on or after this UTC date, YYYY-MM-DD',
+  },
+  json: { type: 'boolean', default: false, description: 'print the rows as JSON' },
+} as const;
+
+const historyLimit = {
+  limit: { type: 'string', placeholder: 'N', default: '20', description: 'at most N rows (1 to 10000)' },
+} as const;
+
+const HISTORY_STORE_NOTE =
+  'The store is .patchgate/history.sqlite in the repository, or the PostgreSQL server PATCHGATE_DATABASE_URL names; runs get there with `patchgate check --history` and `patchgate record --history`.';
+
+export const HISTORY_FLAKY = {
+  name: 'history flaky',
+  summary: 'tests that flaked on trusted runs: rate, first and last seen, signature, owner',
+  description: `A test flaked in a run when it both passed and failed there (a rerun, a retry) or passed only on a retry. Only trusted runs count: the base's checks on the base's code in \`check\`, and main-branch runs from \`record\`; a patch's own runs are its code's word about itself. The owner comes from the CODEOWNERS file of HEAD.
+
+${HISTORY_STORE_NOTE}`,
+  options: { ...historyScope, ...historyLimit },
+} as const satisfies CommandSpec;
+
+export const HISTORY_SLOWEST = {
+  name: 'history slowest',
+  summary: 'the slowest tests by mean duration on trusted runs',
+  description: HISTORY_STORE_NOTE,
+  options: { ...historyScope, ...historyLimit },
+} as const satisfies CommandSpec;
+
+export const HISTORY_REJECTIONS = {
+  name: 'history rejections',
+  summary: 'rejected patches by reason code, per day or week',
+  description: `Counts rejected patches (distinct head commits) per rejecting reason code and period.
+
+${HISTORY_STORE_NOTE}`,
+  options: {
+    ...historyScope,
+    by: {
+      type: 'string',
+      placeholder: 'day|week',
+      default: 'week',
+      description: 'the period (weeks start on Monday)',
+    },
+  },
+} as const satisfies CommandSpec;
+
+export const HISTORY_AGENTS = {
+  name: 'history agents',
+  summary: 'per-agent accountability: whose patches were rejected, for which codes',
+  description: `One row per identity on the judged patches (commit author, committer, Co-authored-by), with the patches it took part in, how they were decided (a head judged twice counts once, by its latest run) and the rejected ones by reason code. The identities are what the commits say: a patch can sign as anyone, so this is accounting, never evidence.
+
+${HISTORY_STORE_NOTE}`,
+  options: { ...historyScope, ...historyLimit },
+} as const satisfies CommandSpec;
+
+export const HISTORY: GroupSpec = {
+  name: 'history',
+  summary: 'what the run history knows: flaky and slow tests, rejections, per-agent accountability',
+  subcommands: [HISTORY_FLAKY, HISTORY_SLOWEST, HISTORY_REJECTIONS, HISTORY_AGENTS],
+};
 
 export const FREEZE_REOPEN = {
   name: 'freeze reopen',
@@ -483,6 +574,7 @@ export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   SEEDS,
   EXPLORE,
   RECORD,
+  HISTORY,
   FREEZE,
   CLAIMS,
   EXPLAIN,

@@ -17,7 +17,7 @@ import { buildOverlay, type Overlay } from '../overlay/overlay-tree.js';
 import { testSideFor } from '../overlay/test-side.js';
 import type { Scorecard } from '../report/scorecard.js';
 import { headOwnFiles } from '../runners/tests/head-own.js';
-import { TestSession } from '../runners/tests/session.js';
+import { type SuiteRun, TestSession } from '../runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from '../sandbox/open.js';
 import { programView } from '../sandbox/program-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -57,6 +57,8 @@ export interface RuntimeOptions {
   sandbox?: Sandbox;
   /** Test runs reported under the layer that waits for them. */
   progress?: ProgressReport;
+  /** Every suite run that reported, as it finishes (the run history keeps their outcomes). */
+  onSuiteRun?(run: SuiteRun): void;
 }
 
 /** An overlay that is the head itself: nothing to write, nothing restored. */
@@ -182,7 +184,7 @@ async function testSession(
         read: async (paths) => (await ws.headFiles()).readMany(paths),
         testGlobs: overlay.named.filter((n) => TEST_GLOB_KEY.test(n.key)),
       });
-  const { progress } = options;
+  const { progress, onSuiteRun } = options;
   return new TestSession({
     tests,
     head: {
@@ -202,6 +204,7 @@ async function testSession(
     census: rules.enabled.some((l) => l.testRuns?.census),
     isTestPath: testSideFor(rules.config, overlay.named).isTestPath,
     ...(progress ? { onRuns: (done: number, total: number) => progress('test runs', done, total) } : {}),
+    ...(onSuiteRun ? { onSuiteRun } : {}),
   });
 }
 

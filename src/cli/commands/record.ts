@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_CONTRACT_BYTES } from '../../config/contract-file.js';
 import {
@@ -13,17 +14,21 @@ import {
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
+import { runFromRecord } from '../../history/run.js';
+import { writeRun } from '../../history/write.js';
 import type { TestOutcome } from '../../junit/index.js';
-import { pytestNodeId } from '../../runners/tests/presets.js';
+import { pytestNodeId, testFileOf } from '../../runners/tests/presets.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import { writeFileAtomic } from '../atomic-write.js';
+import { openRepoHistory } from '../history-store.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { RECORD } from '../specs.js';
 import { usage } from '../usage.js';
 
-/** What `record` needs of a JUnit outcome. */
-export type ReportOutcome = Pick<TestOutcome, 'id' | 'suite' | 'classname' | 'name' | 'file' | 'status'>;
+/** What `record` needs of a JUnit outcome (the history also keeps failures and durations when there are). */
+export type ReportOutcome = Pick<TestOutcome, 'id' | 'suite' | 'classname' | 'name' | 'file' | 'status'> &
+  Partial<Pick<TestOutcome, 'failures' | 'retries' | 'time'>>;
 
 export interface RecordDeps {
   /** Reads a JUnit XML report (the real one is `parseJUnitFile`); injected so the CLI picks the parser. */
@@ -86,11 +91,17 @@ export async function locateLedger(
   io: CliIO,
   flag: string | undefined,
   configured: ((root: string) => Promise<string | undefined>) | undefined,
-): Promise<{ root: string; file: string; abs: string }> {
+): Promise<{ root: string; file: string; abs: string; named: 'flag' | 'config' | 'default' }> {
   const root = await findRepoRoot(Git.forEnv(execFile, io.cwd, io.env, io.signal));
-  const named = flag ?? (await configured?.(root)) ?? DEFAULT_CLAIM_LEDGER;
+  const fromConfig = flag === undefined ? await configured?.(root) : undefined;
+  const named = flag ?? fromConfig ?? DEFAULT_CLAIM_LEDGER;
   const file = assertRepoPath(named, flag !== undefined ? '--ledger' : 'claims.ledger');
-  return { root, file, abs: path.join(root, file) };
+  return {
+    root,
+    file,
+    abs: path.join(root, file),
+    named: flag !== undefined ? 'flag' : fromConfig !== undefined ? 'config' : 'default',
+  };
 }
 
 /** Reads the ledger of the working tree; missing or invalid is an input error (nothing is written then). */
@@ -130,14 +141,71 @@ export async function recordCommand(args: string[], io: CliIO, deps: RecordDeps)
   const at = resolveAt(values.at, deps.now, 'record');
   const dryRun = values['dry-run'] === true;
 
-  const { root, file, abs } = await locateLedger(io, values.ledger, deps.ledgerPath);
-  const ledger = await readWorkingLedger(io, root, file);
-
-  const outcomes: ReportOutcome[] = [];
-  for (const report of reports) {
-    const parsed = await deps.parseReport(path.resolve(io.cwd, report));
-    for (const t of parsed.tests) outcomes.push(t);
+  const located = await locateLedger(io, values.ledger, deps.ledgerPath);
+  const { root, file, named } = located;
+  // With --history, a repository that keeps no ledger (none named, none at the default path) records the history alone.
+  const ledgerless = values.history && named === 'default' && !existsSync(located.abs);
+  const git = Git.forEnv(execFile, root, io.env, io.signal);
+  // Opened (and found usable) before anything is written, so the two records cannot come apart on a bad store.
+  const history = values.history && !dryRun ? await openRepoHistory(io, git, root) : undefined;
+  try {
+    const outcomes: ReportOutcome[] = [];
+    for (const report of reports) {
+      const parsed = await deps.parseReport(path.resolve(io.cwd, report));
+      for (const t of parsed.tests) outcomes.push(t);
+    }
+    if (ledgerless)
+      io.stdout.write(`no ledger at ${file} (none is configured): only the run history is written\n`);
+    else await recordInLedger(io, deps, { ...located, outcomes, at, runId, dryRun });
+    if (history) {
+      const head = await git.out(['rev-parse', '--verify', 'HEAD^{commit}']);
+      const branch = await git.try(['symbolic-ref', '-q', '--short', 'HEAD']);
+      const id = await writeRun(
+        history.db,
+        runFromRecord({
+          repository: history.repository,
+          recordedAt: isoOf(at),
+          headCommit: head,
+          ...(branch.code === 0 && branch.stdout.trim() !== '' ? { branch: branch.stdout.trim() } : {}),
+          ...(runId !== undefined ? { ciRun: runId } : {}),
+          // A report without file attributes (pytest's) still says the file in a pytest id.
+          tests: outcomes.map((t) => {
+            const file = t.file ?? (t.suite === 'pytest' ? testFileOf('pytest', t) : undefined);
+            return file === t.file ? t : { ...t, file };
+          }),
+        }),
+      );
+      io.stdout.write(
+        `run ${id} written to the run history (${history.where}) as ${history.repository}: ${outcomes.length} outcome(s) of ${head.slice(0, 12)}\n`,
+      );
+    } else if (values.history) io.stdout.write('dry run: the run history was not written\n');
+    return 0;
+  } finally {
+    await history?.db.close();
   }
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` as the history stamps runs (with milliseconds, as `check` does). */
+function isoOf(at: string): string {
+  return new Date(at).toISOString();
+}
+
+interface LedgerRecording {
+  root: string;
+  file: string;
+  abs: string;
+  outcomes: readonly ReportOutcome[];
+  at: string;
+  runId: string | undefined;
+  dryRun: boolean;
+}
+
+async function recordInLedger(
+  io: CliIO,
+  deps: RecordDeps,
+  { root, file, abs, outcomes, at, runId, dryRun }: LedgerRecording,
+): Promise<void> {
+  const ledger = await readWorkingLedger(io, root, file);
   const byId = indexOutcomes(outcomes);
 
   const needMatrix = [...ledger.entries.values()].some((e) => e.checks === undefined);
@@ -190,5 +258,4 @@ export async function recordCommand(args: string[], io: CliIO, deps: RecordDeps)
       ? `dry run: ${file} was not written\n`
       : `Commit ${file} from this job on the main branch (or open a pull request with it); never record from an agent's branch.\n`,
   );
-  return 0;
 }

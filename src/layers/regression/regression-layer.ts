@@ -101,8 +101,10 @@ export const regressionLayer: Layer = {
       if (file !== undefined && !restored.has(file) && !headOnly.has(file)) expected.add(t.id);
     }
     // When the patch left the test side alone the overlay is the head's own run, which the signatures layer
-    // judges: here only what vanished from it is asked about.
-    const notPassing = ov.sameAsHead
+    // judges when it is on: here only what vanished from it is asked about then. With that layer off nothing
+    // else would judge the head's failures, so they are judged here, against the base, like any other.
+    const judgedBySignatures = ov.sameAsHead && switchOf('signatures')(ctx.config);
+    const notPassing = judgedBySignatures
       ? []
       : [...new Set([...overlay.keys(), ...expected])].filter((id) => {
           const list = overlay.get(id);
@@ -149,8 +151,7 @@ export const regressionLayer: Layer = {
       ).values(),
     ];
     const freeze = await signatureFreeze(ctx);
-    // With the test side untouched, failures of the overlay (the head's own run) are the signatures layer's.
-    const found = disagreements(ov.sameAsHead ? new Map() : overlay, baseById, expected);
+    const found = disagreements(judgedBySignatures ? new Map() : overlay, baseById, expected);
     // Each base test's id parts, to name its file and to find the edits behind its finding.
     const partsOf = (id: string): TestIdParts | undefined => overlay.get(id)?.[0] ?? baseById.get(id)?.[0];
     // The files that did not load on the head's code, in the runner's words (the missing module).

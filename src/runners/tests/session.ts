@@ -107,6 +107,8 @@ export interface TestSessionOptions {
   isTestPath?(file: string): boolean;
   /** Called as suite runs start and finish: `done` of the `total` started so far (for a progress display). */
   onRuns?(done: number, total: number): void;
+  /** Called with every run that reported, as it finishes; a throwing listener is ignored. */
+  onSuiteRun?(run: SuiteRun): void;
 }
 
 /** Failures of a head-code run that the base's run of the same command can show to be the patch's doing. */
@@ -244,7 +246,13 @@ export class TestSession {
     this.runsStarted++;
     this.reportRuns();
     try {
-      return await this.suiteRun(req);
+      const run = await this.suiteRun(req);
+      try {
+        this.opts.onSuiteRun?.(run);
+      } catch {
+        // A listener (the run history) is never worth a test run.
+      }
+      return run;
     } catch (err) {
       throw req.side === 'base' ? err : await this.blameRun(req, err);
     } finally {

@@ -1,0 +1,319 @@
+import { byCodePoint } from '../util/compare.js';
+import type { SqlQueryable, SqlValue } from './sql.js';
+
+/**
+ * The questions the history answers, each one statement that runs unchanged
+ * on both engines. Flake questions read only trusted sides (the base's checks
+ * on the base's code, main-branch runs): a head's own runs are its code's
+ * testimony about itself.
+ */
+export interface HistoryScope {
+  /** One repository's runs; all of them when absent. */
+  repository?: string;
+  /** Runs recorded at or after this UTC date or time (ISO 8601). */
+  since?: string;
+}
+
+const TRUSTED = "('base', 'main')";
+
+function scopeWhere(scope: HistoryScope): { sql: string; params: SqlValue[] } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (scope.repository !== undefined) {
+    parts.push('r.repository = ?');
+    params.push(scope.repository);
+  }
+  if (scope.since !== undefined) {
+    parts.push('r.recorded_at >= ?');
+    params.push(scope.since);
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), params };
+}
+
+/** Bound values per IN list: well inside both engines' limits. */
+const IN_CHUNK = 500;
+
+async function countsFor(
+  db: SqlQueryable,
+  ids: readonly string[],
+  scope: HistoryScope,
+): Promise<Map<string, number>> {
+  const where = scopeWhere(scope);
+  const out = new Map<string, number>();
+  for (let i = 0; i < ids.length; i += IN_CHUNK) {
+    const chunk = ids.slice(i, i + IN_CHUNK);
+    const rows = await db.query<{ test_id: string; n: number }>(
+      `SELECT t.test_id AS test_id, COUNT(*) AS n
+         FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
+        WHERE t.test_id IN (${chunk.map(() => '?').join(', ')}) AND t.side IN ${TRUSTED}${where.sql}
+        GROUP BY t.test_id`,
+      [...chunk, ...where.params],
+    );
+    for (const r of rows) out.set(r.test_id, Number(r.n));
+  }
+  return out;
+}
+
+export interface FlakyTest {
+  testId: string;
+  file?: string;
+  /** Runs in which it both passed and failed (or passed only on a retry). */
+  flakyRuns: number;
+  /** Runs in which it ran at all. */
+  runs: number;
+  rate: number;
+  firstSeen: string;
+  lastSeen: string;
+  /** The latest flaky run's failure: its signature (sha256) and template. */
+  signature?: string;
+  template?: string;
+}
+
+/** Tests that flaked on trusted runs: highest rate first, then most flaky runs. */
+export async function flakyTests(db: SqlQueryable, scope: HistoryScope, limit: number): Promise<FlakyTest[]> {
+  const where = scopeWhere(scope);
+  const rows = await db.query<{
+    test_id: string;
+    file: string | null;
+    n: number;
+    first_seen: string;
+    last_seen: string;
+  }>(
+    `SELECT t.test_id AS test_id, MAX(t.file) AS file, COUNT(*) AS n,
+            MIN(r.recorded_at) AS first_seen, MAX(r.recorded_at) AS last_seen
+       FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
+      WHERE t.flaky = 1 AND t.side IN ${TRUSTED}${where.sql}
+      GROUP BY t.test_id`,
+    where.params,
+  );
+  const totals = await countsFor(
+    db,
+    rows.map((r) => r.test_id),
+    scope,
+  );
+  const ranked = rows
+    .map((r): FlakyTest => {
+      const runs = Math.max(totals.get(r.test_id) ?? 0, Number(r.n));
+      return {
+        testId: r.test_id,
+        ...(r.file !== null ? { file: r.file } : {}),
+        flakyRuns: Number(r.n),
+        runs,
+        rate: Number(r.n) / runs,
+        firstSeen: r.first_seen,
+        lastSeen: r.last_seen,
+      };
+    })
+    .sort((a, b) => b.rate - a.rate || b.flakyRuns - a.flakyRuns || byCodePoint(a.testId, b.testId))
+    .slice(0, limit);
+  for (const t of ranked) {
+    const [latest] = await db.query<{ signature: string | null; template: string | null }>(
+      `SELECT t.signature AS signature, t.template AS template
+         FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
+        WHERE t.test_id = ? AND t.flaky = 1 AND t.side IN ${TRUSTED}${where.sql}
+        ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1`,
+      [t.testId, ...where.params],
+    );
+    if (latest?.signature) t.signature = latest.signature;
+    if (latest?.template) t.template = latest.template;
+  }
+  return ranked;
+}
+
+export interface SlowTest {
+  testId: string;
+  file?: string;
+  runs: number;
+  meanMs: number;
+  maxMs: number;
+}
+
+/** Tests by their mean duration on trusted runs, slowest first. */
+export async function slowestTests(
+  db: SqlQueryable,
+  scope: HistoryScope,
+  limit: number,
+): Promise<SlowTest[]> {
+  const where = scopeWhere(scope);
+  const rows = await db.query<{
+    test_id: string;
+    file: string | null;
+    n: number;
+    mean: number;
+    worst: number;
+  }>(
+    `SELECT t.test_id AS test_id, MAX(t.file) AS file, COUNT(*) AS n,
+            AVG(t.duration_ms) AS mean, MAX(t.duration_ms) AS worst
+       FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
+      WHERE t.duration_ms IS NOT NULL AND t.side IN ${TRUSTED}${where.sql}
+      GROUP BY t.test_id
+      ORDER BY AVG(t.duration_ms) DESC, t.test_id
+      LIMIT ?`,
+    [...where.params, limit],
+  );
+  return rows.map((r) => ({
+    testId: r.test_id,
+    ...(r.file !== null ? { file: r.file } : {}),
+    runs: Number(r.n),
+    meanMs: Math.round(Number(r.mean)),
+    maxMs: Number(r.worst),
+  }));
+}
+
+export interface RejectionCount {
+  /** The UTC day (YYYY-MM-DD), or the Monday that starts the ISO week. */
+  period: string;
+  code: string;
+  /** Rejected patches (distinct head commits) with a rejecting finding of this code. */
+  patches: number;
+}
+
+/** The Monday of a UTC date's ISO week. */
+export function weekOf(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  const back = (d.getUTCDay() + 6) % 7;
+  d.setUTCDate(d.getUTCDate() - back);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Rejections by reason code over time: what agents' patches are turned away for, and whether it changes. */
+export async function rejectionsByCode(
+  db: SqlQueryable,
+  scope: HistoryScope,
+  bucket: 'day' | 'week',
+): Promise<RejectionCount[]> {
+  const where = scopeWhere(scope);
+  const rows = await db.query<{ day: string; code: string; head: string }>(
+    `SELECT DISTINCT substr(r.recorded_at, 1, 10) AS day, f.code AS code, r.head_commit AS head
+       FROM patchgate_runs r JOIN patchgate_findings f ON f.run_id = r.id
+      WHERE r.kind = 'check' AND r.verdict = 'reject' AND f.severity = 'reject'${where.sql}`,
+    where.params,
+  );
+  const counts = new Map<string, { period: string; code: string; heads: Set<string> }>();
+  for (const r of rows) {
+    const period = bucket === 'week' ? weekOf(r.day) : r.day;
+    const key = `${period}\u0000${r.code}`;
+    let c = counts.get(key);
+    if (!c) {
+      c = { period, code: r.code, heads: new Set() };
+      counts.set(key, c);
+    }
+    c.heads.add(r.head);
+  }
+  return [...counts.values()]
+    .map((c) => ({ period: c.period, code: c.code, patches: c.heads.size }))
+    .sort((a, b) => byCodePoint(a.period, b.period) || b.patches - a.patches || byCodePoint(a.code, b.code));
+}
+
+export interface AgentRecord {
+  /** Lower-cased: one identity however its commits spell the address. */
+  email: string;
+  /** The names it signed with, most recent run first. */
+  names: string[];
+  roles: string[];
+  /** Distinct head commits judged, and how each was decided (the latest run of a head decides it). */
+  patches: number;
+  accepted: number;
+  rejected: number;
+  errored: number;
+  /** Rejected patches by rejecting code. */
+  codes: Record<string, number>;
+}
+
+/**
+ * Per-agent accountability: for every identity on the judged patches (author,
+ * committer or co-author), how many patches it took part in and what the
+ * rejected ones were rejected for. Identities are the patch's own claim
+ * (commit metadata); the table is for accounting, never for a verdict.
+ */
+export async function agentRecords(
+  db: SqlQueryable,
+  scope: HistoryScope,
+  limit: number,
+): Promise<AgentRecord[]> {
+  const where = scopeWhere(scope);
+  const people = await db.query<{
+    email: string;
+    name: string;
+    roles: string;
+    id: number;
+    head: string;
+    verdict: string | null;
+    at: string;
+  }>(
+    `SELECT LOWER(a.email) AS email, a.name AS name, a.roles AS roles, r.id AS id, r.head_commit AS head,
+            r.verdict AS verdict, r.recorded_at AS at
+       FROM patchgate_authors a JOIN patchgate_runs r ON r.id = a.run_id
+      WHERE r.kind = 'check'${where.sql}
+      ORDER BY r.recorded_at, r.id`,
+    where.params,
+  );
+  const codes = await db.query<{ id: number; code: string }>(
+    `SELECT DISTINCT r.id AS id, f.code AS code
+       FROM patchgate_runs r JOIN patchgate_findings f ON f.run_id = r.id
+      WHERE r.kind = 'check' AND r.verdict = 'reject' AND f.severity = 'reject'${where.sql}`,
+    where.params,
+  );
+  const codesOfRun = new Map<number, string[]>();
+  for (const c of codes) {
+    const list = codesOfRun.get(Number(c.id));
+    if (list) list.push(c.code);
+    else codesOfRun.set(Number(c.id), [c.code]);
+  }
+  interface Acc {
+    names: string[];
+    roles: Set<string>;
+    /** Per head commit, its latest run (rows come oldest first). */
+    heads: Map<string, { id: number; verdict: string | null }>;
+  }
+  const acc = new Map<string, Acc>();
+  for (const p of people) {
+    let a = acc.get(p.email);
+    if (!a) {
+      a = { names: [], roles: new Set(), heads: new Map() };
+      acc.set(p.email, a);
+    }
+    a.names = [p.name, ...a.names.filter((n) => n !== p.name)];
+    for (const role of p.roles.split(',')) if (role !== '') a.roles.add(role);
+    a.heads.set(p.head, { id: Number(p.id), verdict: p.verdict });
+  }
+  const out: AgentRecord[] = [];
+  for (const [email, a] of acc) {
+    const record: AgentRecord = {
+      email,
+      names: a.names,
+      roles: [...a.roles].sort(byCodePoint),
+      patches: a.heads.size,
+      accepted: 0,
+      rejected: 0,
+      errored: 0,
+      codes: {},
+    };
+    for (const { id, verdict } of a.heads.values()) {
+      if (verdict === 'accept') record.accepted++;
+      else if (verdict === 'reject') {
+        record.rejected++;
+        for (const code of codesOfRun.get(id) ?? []) record.codes[code] = (record.codes[code] ?? 0) + 1;
+      } else record.errored++;
+    }
+    out.push(record);
+  }
+  return out
+    .sort((x, y) => y.rejected - x.rejected || y.patches - x.patches || byCodePoint(x.email, y.email))
+    .slice(0, limit);
+}
+
+/** Runs in scope, by kind: what every answer is out of. */
+export async function runCounts(
+  db: SqlQueryable,
+  scope: HistoryScope,
+): Promise<{ check: number; record: number }> {
+  const where = scopeWhere(scope);
+  const rows = await db.query<{ kind: string; n: number }>(
+    `SELECT r.kind AS kind, COUNT(*) AS n FROM patchgate_runs r WHERE 1 = 1${where.sql} GROUP BY r.kind`,
+    where.params,
+  );
+  const counts = { check: 0, record: 0 };
+  for (const r of rows) if (r.kind === 'check' || r.kind === 'record') counts[r.kind] = Number(r.n);
+  return counts;
+}

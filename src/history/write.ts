@@ -1,0 +1,164 @@
+import type { HistoryRun, TestResult } from './run.js';
+import { artifactDigest, MAX_ARTIFACT_CHARS, TRUSTED_SIDES } from './run.js';
+import type { SqlDb, SqlQueryable, SqlValue } from './sql.js';
+
+/** Rows per INSERT: far below both engines' limits on bound values, and one round trip each on PostgreSQL. */
+const BATCH_ROWS = 400;
+
+async function insertMany(
+  tx: SqlQueryable,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly SqlValue[])[],
+): Promise<void> {
+  const one = `(${columns.map(() => '?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+    const batch = rows.slice(i, i + BATCH_ROWS);
+    await tx.query(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${batch.map(() => one).join(', ')}`,
+      batch.flat(),
+    );
+  }
+}
+
+const orNull = <T extends SqlValue>(v: T | undefined): T | null => (v === undefined ? null : v);
+
+/** The commit a run's trusted results are of: the base's in a check, the tested one in a record. */
+function trustedCommit(run: HistoryRun): string | undefined {
+  return run.kind === 'record' ? run.headCommit : run.baseCommit;
+}
+
+/**
+ * A test that passed on a commit in one trusted run and failed on the same
+ * commit in another (CI's "re-run failed jobs", two gate runs against one
+ * base) is flaky there even though neither run saw both: the same code gave
+ * both answers. The later run's result carries the flake, with the failure's
+ * signature when it was the earlier run that failed.
+ */
+async function withEarlierRuns(tx: SqlQueryable, run: HistoryRun): Promise<readonly TestResult[]> {
+  const commit = trustedCommit(run);
+  const trusted = (t: TestResult) => (TRUSTED_SIDES as readonly string[]).includes(t.side);
+  if (commit === undefined || !run.tests.some(trusted)) return run.tests;
+  const earlier = await tx.query<{
+    test_id: string;
+    passed: number;
+    failed: number;
+    signature: string | null;
+    template: string | null;
+  }>(
+    `SELECT t.test_id AS test_id, t.passed AS passed, t.failed AS failed, t.signature AS signature, t.template AS template
+       FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
+      WHERE r.repository = ? AND t.side IN ('base', 'main')
+        AND ((r.kind = 'record' AND r.head_commit = ?) OR (r.kind = 'check' AND r.base_commit = ?))`,
+    [run.repository, commit, commit],
+  );
+  if (earlier.length === 0) return run.tests;
+  const seen = new Map<string, { passed: boolean; failed?: { sha256: string; template: string } }>();
+  for (const e of earlier) {
+    const s = seen.get(e.test_id) ?? { passed: false };
+    if (Number(e.passed) > 0) s.passed = true;
+    if (Number(e.failed) > 0 && e.signature !== null && e.template !== null)
+      s.failed = { sha256: e.signature, template: e.template };
+    else if (Number(e.failed) > 0 && !s.failed) s.failed = { sha256: '', template: '' };
+    seen.set(e.test_id, s);
+  }
+  return run.tests.map((t) => {
+    const s = seen.get(t.testId);
+    if (!s || t.flaky || !trusted(t)) return t;
+    if (t.passed > 0 && s.failed) {
+      const signature = t.signature ?? (s.failed.sha256 !== '' ? s.failed : undefined);
+      return { ...t, flaky: true, ...(signature ? { signature } : {}) };
+    }
+    if (t.failed > 0 && s.passed) return { ...t, flaky: true };
+    return t;
+  });
+}
+
+/**
+ * Writes one run, all of it or nothing, and returns its id. Only the gate
+ * calls this, after the verdict, in its own process: nothing a head process
+ * can reach holds the store.
+ */
+export async function writeRun(db: SqlDb, run: HistoryRun): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: number }>(
+      `INSERT INTO patchgate_runs (repository, kind, recorded_at, base_commit, head_commit, verdict, error_kind,
+        branch, commits, ci_run, shard_index, shard_count, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      [
+        run.repository,
+        run.kind,
+        run.recordedAt,
+        orNull(run.baseCommit),
+        run.headCommit,
+        orNull(run.verdict),
+        orNull(run.errorKind),
+        orNull(run.branch),
+        orNull(run.commits),
+        orNull(run.ciRun),
+        orNull(run.shard?.index),
+        orNull(run.shard?.count),
+        orNull(run.durationMs),
+      ],
+    );
+    if (!row) throw new Error('the history store returned no id for the run it inserted');
+    const id = Number(row.id);
+    const tests = await withEarlierRuns(tx, run);
+    await insertMany(
+      tx,
+      'patchgate_findings',
+      ['run_id', 'code', 'layer', 'severity', 'file', 'line'],
+      run.findings.map((f) => [id, f.code, f.layer, f.severity, orNull(f.file), orNull(f.line)]),
+    );
+    await insertMany(
+      tx,
+      'patchgate_authors',
+      ['run_id', 'name', 'email', 'roles', 'commits'],
+      run.authors.map((a) => [id, a.name, a.email, a.roles.join(','), a.commits]),
+    );
+    await insertMany(
+      tx,
+      'patchgate_tests',
+      [
+        'run_id',
+        'side',
+        'test_id',
+        'file',
+        'runs',
+        'passed',
+        'failed',
+        'skipped',
+        'flaky',
+        'duration_ms',
+        'signature',
+        'template',
+      ],
+      tests.map((t) => [
+        id,
+        t.side,
+        t.testId,
+        orNull(t.file),
+        t.runs,
+        t.passed,
+        t.failed,
+        t.skipped,
+        t.flaky ? 1 : 0,
+        orNull(t.durationMs),
+        orNull(t.signature?.sha256),
+        orNull(t.signature?.template),
+      ]),
+    );
+    await insertMany(
+      tx,
+      'patchgate_artifacts',
+      ['run_id', 'name', 'sha256', 'content'],
+      run.artifacts.map((a) => [
+        id,
+        a.name,
+        artifactDigest(a.content),
+        a.content.length > MAX_ARTIFACT_CHARS ? '' : a.content,
+      ]),
+    );
+    return id;
+  });
+}

@@ -1,0 +1,295 @@
+/**
+ * The run history as a maintainer's CI uses it: `check --history` on an
+ * agent's patch and `record --history` on the main branch write into the
+ * repository's .patchgate/history.sqlite, and `patchgate history` answers
+ * from it. Real repositories, real pytest runs through the sandbox, the real
+ * SQLite file; the attacks are patches that try to plant, redirect or write
+ * the history.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { readScorecard } from '../helpers/out.js';
+
+const CALC = 'def add(a, b):\n    return a + b\n';
+const TESTS =
+  'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(0, 7) == 7\n';
+
+function pythonRepo(extra: Files = {}): GitDir {
+  return GitDir.create({
+    'patchgate.config.json': JSON.stringify({
+      fixtures: { enabled: false },
+      tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
+    }),
+    '.gitignore': '.patchgate\n__pycache__\n.hypothesis\n',
+    'src/calc.py': CALC,
+    'tests/test_calc.py': TESTS,
+    ...extra,
+  });
+}
+
+function agentPatch(repo: GitDir, files: Files, author = 'Agent Smith <smith@agents.example>'): void {
+  repo.git('checkout', '-q', '-b', 'agent');
+  repo.write(files);
+  repo.git('add', '-A');
+  repo.git(
+    'commit',
+    '-q',
+    `--author=${author}`,
+    '-m',
+    'agent: change add\n\nCo-authored-by: Jane <jane@example.com>',
+  );
+}
+
+async function check(repo: GitDir, extra: string[] = []) {
+  const out = tempDir('pg-history-out-');
+  const r = await runCli(
+    [
+      'check',
+      '--base',
+      'main',
+      '--head',
+      'HEAD',
+      '--out',
+      out,
+      '--today',
+      '2026-12-01',
+      '--history',
+      ...extra,
+    ],
+    { cwd: repo.dir },
+  );
+  return { ...r, out };
+}
+
+async function historyJson(repo: GitDir, ...args: string[]) {
+  const r = await runCli(['history', ...args, '--json'], { cwd: repo.dir });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as {
+    repository: string;
+    runs: { check: number; record: number };
+    rows: Record<string, unknown>[];
+  };
+}
+
+/** A real pytest run on the working tree, writing its JUnit report (a failing suite is a result). */
+function pytest(repo: GitDir, junit: string, env: Record<string, string> = {}): void {
+  try {
+    execFileSync(
+      '/usr/bin/python3',
+      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${junit}`, 'tests'],
+      {
+        cwd: repo.dir,
+        env: { ...process.env, PYTHONPATH: 'src', ...env },
+        stdio: 'ignore',
+      },
+    );
+  } catch (err) {
+    if ((err as { status?: number }).status !== 1) throw err;
+  }
+}
+
+describe('check --history and record --history write the run history', { timeout: 240_000 }, () => {
+  it('records a rejected patch with its findings, authors and test results, and answers from it', async () => {
+    const repo = pythonRepo();
+    agentPatch(repo, { 'src/calc.py': 'def add(a, b):\n    return a + b + (1 if a == 2 else 0)\n' });
+    const r = await check(repo, ['--ci-run', '4242']);
+    const card = readScorecard(r.out, r);
+    expect(card.verdict).toBe('reject');
+    expect(card.findings.map((f) => f.code)).toContain('REGRESSION');
+    const name = path.basename(repo.dir);
+    expect(r.stderr).toContain(
+      `patchgate: run 1 written to the run history (.patchgate/history.sqlite) as ${name}`,
+    );
+    const file = path.join(repo.dir, '.patchgate/history.sqlite');
+    // Only the gate's user may read it: a sandboxed test (another uid) cannot read the history.
+    expect(statSync(file).mode & 0o077).toBe(0);
+
+    const rejections = await historyJson(repo, 'rejections', '--by', 'day');
+    expect(rejections.repository).toBe(name);
+    expect(rejections.runs).toEqual({ check: 1, record: 0 });
+    expect(rejections.rows).toEqual([
+      { period: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), code: 'REGRESSION', patches: 1 },
+    ]);
+
+    const agents = await historyJson(repo, 'agents');
+    expect(agents.rows).toEqual([
+      expect.objectContaining({
+        email: 'jane@example.com',
+        roles: ['co-author'],
+        patches: 1,
+        rejected: 1,
+        codes: { REGRESSION: 1 },
+      }),
+      expect.objectContaining({
+        email: 'smith@agents.example',
+        names: ['Agent Smith'],
+        roles: ['author'],
+        patches: 1,
+        rejected: 1,
+      }),
+      // The helper's committer identity (GIT_COMMITTER_*): a committer takes part in the patch too.
+      expect.objectContaining({ email: 'test@example.com', roles: ['committer'], patches: 1, rejected: 1 }),
+    ]);
+    const table = await runCli(['history', 'agents'], { cwd: repo.dir });
+    expect(table.stdout).toContain(
+      `Patches by identity of ${name} in .patchgate/history.sqlite (1 check run(s), 0 main-branch record(s))`,
+    );
+    expect(table.stdout).toMatch(/1 +0 +1 +0 +Agent Smith <smith@agents\.example> +REGRESSION ×1/);
+
+    // The base's run of the failing test is trusted; it passed there, with a duration.
+    const slow = await historyJson(repo, 'slowest');
+    expect(slow.rows.map((t) => t.testId)).toContain('pytest::tests.test_calc::test_add');
+  });
+
+  it('record --history on the main branch keeps a flake that two runs of one commit show, with its signature', async () => {
+    const repo = pythonRepo({
+      'tests/test_flaky.py':
+        'import os\n\n\ndef test_sometimes():\n    marker = os.environ["FLAKE_MARKER"]\n    first = not os.path.exists(marker)\n    open(marker, "w").close()\n    assert not first, "first run of the day fails"\n',
+    });
+    const marker = path.join(tempDir(), 'marker');
+    const one = path.join(tempDir(), 'one.xml');
+    const two = path.join(tempDir(), 'two.xml');
+    pytest(repo, one, { FLAKE_MARKER: marker });
+    pytest(repo, two, { FLAKE_MARKER: marker });
+    const first = await runCli(
+      ['record', '--junit', one, '--history', '--run-id', '1', '--at', '2026-11-30T10:00:00Z'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      'no ledger at freeze/ledger.json (none is configured): only the run history is written',
+    );
+    expect(first.stdout).toMatch(
+      /run 1 written to the run history \(\.patchgate\/history\.sqlite\) as .*: 3 outcome\(s\) of [0-9a-f]{12}/,
+    );
+    const second = await runCli(
+      ['record', '--junit', two, '--history', '--run-id', '2', '--at', '2026-11-30T11:00:00Z'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(second.code).toBe(0);
+
+    const flaky = await historyJson(repo, 'flaky');
+    expect(flaky.rows).toEqual([
+      {
+        testId: 'pytest::tests.test_flaky::test_sometimes',
+        file: 'tests/test_flaky.py',
+        flakyRuns: 1,
+        runs: 2,
+        rate: 0.5,
+        firstSeen: '2026-11-30T11:00:00.000Z',
+        lastSeen: '2026-11-30T11:00:00.000Z',
+        signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+        template: expect.stringContaining('first run of the day fails'),
+      },
+    ]);
+    const text = await runCli(['history', 'flaky'], { cwd: repo.dir });
+    expect(text.stdout).toMatch(
+      /50\.0% +1\/2 +2026-11-30 11:00Z +2026-11-30 11:00Z +pytest::tests\.test_flaky::test_sometimes/,
+    );
+    expect(text.stdout).toContain(
+      'file tests/test_flaky.py; no owner in CODEOWNERS; latest failure AssertionError|',
+    );
+  });
+
+  it('refuses to report on a history that does not exist, and on a scope with no runs', async () => {
+    const repo = pythonRepo();
+    const none = await runCli(['history', 'flaky'], { cwd: repo.dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('patchgate: error: there is no run history at .patchgate/history.sqlite');
+    expect(existsSync(path.join(repo.dir, '.patchgate'))).toBe(false);
+    const junit = path.join(tempDir(), 'r.xml');
+    pytest(repo, junit);
+    expect((await runCli(['record', '--junit', junit, '--history'], { cwd: repo.dir })).code).toBe(0);
+    const other = await runCli(['history', 'agents', '--repository', 'github.com/acme/elsewhere'], {
+      cwd: repo.dir,
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('holds no runs of github.com/acme/elsewhere; runs get there with');
+    const bad = await runCli(['history', 'slowest', '--since', '2026-02-30'], { cwd: repo.dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      "--since must be a UTC date such as 2026-11-01 (YYYY-MM-DD, a real date), got '2026-02-30'",
+    );
+    const limit = await runCli(['history', 'flaky', '--limit', '0'], { cwd: repo.dir });
+    expect(limit.stderr).toContain("--limit must be a whole number from 1 to 10000, got '0'");
+    const both = await runCli(['history', 'flaky', '--repository', 'x', '--all-repositories'], {
+      cwd: repo.dir,
+    });
+    expect(both.stderr).toContain('--repository and --all-repositories exclude each other');
+    const ciRun = await runCli(['check', '--base', 'main', '--ci-run', '7'], { cwd: repo.dir });
+    expect(ciRun.code).toBe(2);
+    expect(ciRun.stderr).toContain('--ci-run is kept with the run in the history: it needs --history');
+  });
+});
+
+describe('a patch cannot plant, redirect or write the history', { timeout: 240_000 }, () => {
+  it('refuses a history the patch committed, before any of its code runs, and leaves it as it was', async () => {
+    const repo = pythonRepo({ '.gitignore': '__pycache__\n' });
+    // A forged history that would vouch for the patch's flaky tests, committed with the patch: CI's checkout has it.
+    const forged = 'SQLite format 3\u0000 forged history\n';
+    agentPatch(repo, { '.patchgate/history.sqlite': forged });
+    const r = await runCli(['check', '--base', 'main', '--history', '--out', tempDir()], { cwd: repo.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'patchgate: error: the run history .patchgate/history.sqlite is in a folder git tracks (.patchgate/history.sqlite): the patch under judgement could have written or redirected it',
+    );
+    expect(readFileSync(path.join(repo.dir, '.patchgate/history.sqlite'), 'utf8')).toBe(forged);
+  });
+
+  it('refuses a .patchgate that is a symlink, and writes nothing where it points', async () => {
+    const repo = pythonRepo();
+    const elsewhere = tempDir('pg-history-target-');
+    repo.write({ '.patchgate': { symlink: elsewhere } });
+    const r = await runCli(['record', '--junit', path.join(elsewhere, 'none.xml'), '--history'], {
+      cwd: repo.dir,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has a symlink on its path (.patchgate)');
+    expect(existsSync(path.join(elsewhere, 'history.sqlite'))).toBe(false);
+    expect(lstatSync(path.join(repo.dir, '.patchgate')).isSymbolicLink()).toBe(true);
+  });
+
+  it("a head test that writes into the user's history file cannot: the run recorded is the gate's alone", async () => {
+    const repo = pythonRepo();
+    const file = path.join(repo.dir, '.patchgate', 'history.sqlite');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const attack = `import sqlite3
+
+
+def test_forge_history():
+    try:
+        db = sqlite3.connect(${JSON.stringify(file)})
+        db.execute("INSERT INTO patchgate_runs (repository, kind, recorded_at, head_commit, verdict) VALUES ('forged', 'check', '2026-01-01', 'f', 'accept')")
+        db.commit()
+        open(${JSON.stringify(`${file}.forged`)}, "w").write("written")
+    except Exception as e:
+        raise AssertionError(f"refused: {e}")
+`;
+    agentPatch(repo, { 'tests/test_forge.py': attack });
+    const r = await check(repo);
+    expect(r.stderr).toContain('patchgate: run 1 written to the run history');
+    const runs = await historyJson(repo, 'agents', '--all-repositories');
+    expect(runs.runs).toEqual({ check: 1, record: 0 });
+    expect(runs.rows.map((a) => a.email)).toEqual([
+      'jane@example.com',
+      'smith@agents.example',
+      'test@example.com',
+    ]);
+    expect(existsSync(`${file}.forged`)).toBe(false);
+    // The attack ran, and SQLite itself refused it inside the sandbox: no access to the file, or a read-only view.
+    const logs = readdirSync(path.join(r.out, 'tests')).filter((f) =>
+      /^(head|overlay).*\.stdout\.log$/.test(f),
+    );
+    const said = logs.map((f) => readFileSync(path.join(r.out, 'tests', f), 'utf8')).join('\n');
+    expect(said).toMatch(/refused: (unable to open database file|attempt to write a readonly database)/);
+  });
+});
