@@ -25,7 +25,8 @@ function account() {
   if (process.getuid?.() !== 0) return undefined;
   const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (id.status !== 0 || gid.status !== 0) throw new Error('running as root, and there is no postgres account');
+  if (id.status !== 0 || gid.status !== 0)
+    throw new Error('running as root, and there is no postgres account');
   return { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
@@ -47,7 +48,20 @@ export async function startPostgres() {
   const port = 20_000 + Math.floor(Math.random() * 30_000);
   const server = spawn(
     path.join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=50'],
+    [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=50',
+    ],
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], ...as },
   );
   let log = '';

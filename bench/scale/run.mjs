@@ -22,7 +22,9 @@ requireBuild('bench/scale', storeUrl);
 const { historyLocation, openHistory } = await import(storeUrl.href);
 const { writeRun } = await import(new URL('../../dist/history/write.js', import.meta.url).href);
 const { flakyTests } = await import(new URL('../../dist/history/queries.js', import.meta.url).href);
-const { postgresBinDir, startPostgres } = await import(new URL('../../scripts/postgres-server.mjs', import.meta.url).href);
+const { postgresBinDir, startPostgres } = await import(
+  new URL('../../scripts/postgres-server.mjs', import.meta.url).href
+);
 
 const argv = process.argv.slice(2);
 const args = benchArgs(argv, { runs: 5, min: 1 });
@@ -50,7 +52,9 @@ function outcomes(n, run, flakyShare = 0) {
       skipped: 0,
       flaky,
       durationMs: (t * 7) % 900,
-      ...(flaky ? { signature: { sha256: 'a'.repeat(64), template: 'AssertionError|expected <N> to be <N>' } } : {}),
+      ...(flaky
+        ? { signature: { sha256: 'a'.repeat(64), template: 'AssertionError|expected <N> to be <N>' } }
+        : {}),
     });
   }
   return tests;
@@ -80,7 +84,18 @@ async function oneByOne(db, tests) {
     for (const t of tests)
       await tx.query(
         'INSERT INTO patchgate_tests (run_id, side, test_id, file, runs, passed, failed, skipped, flaky, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [Number(row.id), t.side, t.testId, t.file, t.runs, t.passed, t.failed, t.skipped, t.flaky ? 1 : 0, t.durationMs],
+        [
+          Number(row.id),
+          t.side,
+          t.testId,
+          t.file,
+          t.runs,
+          t.passed,
+          t.failed,
+          t.skipped,
+          t.flaky ? 1 : 0,
+          t.durationMs,
+        ],
       );
   });
 }
@@ -131,7 +146,8 @@ if (args.only === undefined || args.only === 'sqlite') {
   }
 }
 if (args.only === undefined || args.only === 'postgres') {
-  if (postgresBinDir() === undefined) console.log('postgres: skipped: PostgreSQL is not installed (apt-get install postgresql)');
+  if (postgresBinDir() === undefined)
+    console.log('postgres: skipped: PostgreSQL is not installed (apt-get install postgresql)');
   else {
     const server = await startPostgres();
     try {
