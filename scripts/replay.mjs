@@ -11,7 +11,11 @@
  *
  *   node scripts/replay.mjs --repo <path or URL> [--commits 10] [--out DIR]
  *        [--config FILE] [--baseline] [--setup "npm ci"] [--rev HEAD] [--today YYYY-MM-DD]
- *        [--submodules] [--url-map https://github.com/o/r.git=/path/to/mirror ...]
+ *        [--submodules] [--url-map https://github.com/o/r.git=/path/to/mirror ...] [--history]
+ *
+ * --history runs every check with `--history` and carries the store from one
+ * commit's worktree to the next, as a CI cache would (<out>/history.sqlite),
+ * then prints what `patchgate history` says of the replay.
  *
  * --submodules checks the submodules out in every worktree, as CI's checkout
  * with `submodules: recursive` would; --url-map (repeatable) sends a
@@ -53,6 +57,7 @@ const { values } = parseArgs({
     today: { type: 'string' },
     submodules: { type: 'boolean', default: false },
     'url-map': { type: 'string', multiple: true, default: [] },
+    history: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -103,6 +108,8 @@ const commits = git(clone, 'rev-list', '--no-merges', '--first-parent', '-n', St
   .split('\n')
   .filter(Boolean);
 
+const kept = path.join(out, 'history.sqlite');
+if (values.history) rmSync(kept, { force: true });
 const rows = [];
 for (const commit of commits) {
   const subject = git(clone, 'log', '-1', '--format=%s', commit).trim();
@@ -176,12 +183,31 @@ for (const commit of commits) {
       throw new Error(`the commit's diff does not apply: ${lastLine(String(apply.stderr))}`);
     git(tree, 'commit', '-q', '--allow-empty', '-m', `replay ${commit}`);
     const runOut = path.join(out, commit.slice(0, 12));
+    // The CI cache's restore: the store the last commit's check left.
+    const store = path.join(tree, '.patchgate', 'history.sqlite');
+    if (values.history && existsSync(kept)) {
+      mkdirSync(path.dirname(store), { recursive: true });
+      copyFileSync(kept, store);
+    }
     const started = Date.now();
     const check = spawnSync(
       process.execPath,
-      [CLI, 'check', '--base', base, '--head', 'pg-head', '--out', runOut, '--today', today],
+      [
+        CLI,
+        'check',
+        '--base',
+        base,
+        '--head',
+        'pg-head',
+        '--out',
+        runOut,
+        '--today',
+        today,
+        ...(values.history ? ['--history'] : []),
+      ],
       { cwd: tree, encoding: 'utf8', env: { ...process.env, CI_DATE: today }, maxBuffer: 1 << 28 },
     );
+    if (values.history && existsSync(store)) copyFileSync(store, kept);
     row.seconds = Math.round((Date.now() - started) / 100) / 10;
     row.exit = check.status;
     writeFileSync(path.join(out, `${commit.slice(0, 12)}.txt`), `${check.stdout}${check.stderr}`);
@@ -204,6 +230,15 @@ for (const commit of commits) {
       (row.why ? `\n    ${row.why}` : '') +
       (row.submodules ? `\n    submodules: ${row.submodules}` : ''),
   );
+}
+if (values.history && existsSync(kept)) {
+  // What the history says of the replay, asked where the clone is (its origin names the same repository).
+  mkdirSync(path.join(clone, '.patchgate'), { recursive: true });
+  copyFileSync(kept, path.join(clone, '.patchgate', 'history.sqlite'));
+  for (const question of [['rejections'], ['agents'], ['slowest', '--limit', '5'], ['flaky']]) {
+    const r = spawnSync(process.execPath, [CLI, 'history', ...question], { cwd: clone, encoding: 'utf8' });
+    console.log(`\n$ patchgate history ${question.join(' ')}\n${r.stdout}${r.stderr}`);
+  }
 }
 rmSync(work, { recursive: true, force: true });
 const tally = {};

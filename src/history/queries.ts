@@ -33,25 +33,14 @@ function scopeWhere(scope: HistoryScope): { sql: string; params: SqlValue[] } {
 /** Bound values per IN list: well inside both engines' limits. */
 const IN_CHUNK = 500;
 
-async function countsFor(
-  db: SqlQueryable,
-  ids: readonly string[],
-  scope: HistoryScope,
-): Promise<Map<string, number>> {
+/** The runs in scope, with when each was recorded: few beside the results they hold. */
+async function runsInScope(db: SqlQueryable, scope: HistoryScope): Promise<Map<number, string>> {
   const where = scopeWhere(scope);
-  const out = new Map<string, number>();
-  for (let i = 0; i < ids.length; i += IN_CHUNK) {
-    const chunk = ids.slice(i, i + IN_CHUNK);
-    const rows = await db.query<{ test_id: string; n: number }>(
-      `SELECT t.test_id AS test_id, COUNT(*) AS n
-         FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
-        WHERE t.test_id IN (${chunk.map(() => '?').join(', ')}) AND t.side IN ${TRUSTED}${where.sql}
-        GROUP BY t.test_id`,
-      [...chunk, ...where.params],
-    );
-    for (const r of rows) out.set(r.test_id, Number(r.n));
-  }
-  return out;
+  const rows = await db.query<{ id: number; at: string }>(
+    `SELECT r.id AS id, r.recorded_at AS at FROM patchgate_runs r WHERE 1 = 1${where.sql}`,
+    where.params,
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.at]));
 }
 
 export interface FlakyTest {
@@ -69,55 +58,82 @@ export interface FlakyTest {
   template?: string;
 }
 
-/** Tests that flaked on trusted runs: highest rate first, then most flaky runs. */
+/**
+ * Tests that flaked on trusted runs: highest rate first, then most flaky
+ * runs. Read from the few flaky results (a partial index) and the runs in
+ * scope, joined here rather than in SQL: both engines' planners, asked to
+ * join, start from the runs of the repository and read every result they
+ * hold, which over a thousand runs of thousands of tests misses a second.
+ */
 export async function flakyTests(db: SqlQueryable, scope: HistoryScope, limit: number): Promise<FlakyTest[]> {
-  const where = scopeWhere(scope);
-  const rows = await db.query<{
+  const at = await runsInScope(db, scope);
+  const flaky = await db.query<{
     test_id: string;
+    run_id: number;
     file: string | null;
-    n: number;
-    first_seen: string;
-    last_seen: string;
+    signature: string | null;
+    template: string | null;
   }>(
-    `SELECT t.test_id AS test_id, MAX(t.file) AS file, COUNT(*) AS n,
-            MIN(r.recorded_at) AS first_seen, MAX(r.recorded_at) AS last_seen
-       FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
-      WHERE t.flaky = 1 AND t.side IN ${TRUSTED}${where.sql}
-      GROUP BY t.test_id`,
-    where.params,
+    `SELECT test_id, run_id, file, signature, template FROM patchgate_tests WHERE flaky = 1 AND side IN ${TRUSTED}`,
   );
-  const totals = await countsFor(
-    db,
-    rows.map((r) => r.test_id),
-    scope,
-  );
-  const ranked = rows
-    .map((r): FlakyTest => {
-      const runs = Math.max(totals.get(r.test_id) ?? 0, Number(r.n));
+  interface Acc {
+    file?: string;
+    n: number;
+    first: string;
+    last: string;
+    latest: { at: string; run: number; signature: string | null; template: string | null };
+  }
+  const byTest = new Map<string, Acc>();
+  for (const f of flaky) {
+    const run = Number(f.run_id);
+    const when = at.get(run);
+    if (when === undefined) continue;
+    const a = byTest.get(f.test_id);
+    const latest = { at: when, run, signature: f.signature, template: f.template };
+    if (!a) {
+      byTest.set(f.test_id, {
+        ...(f.file !== null ? { file: f.file } : {}),
+        n: 1,
+        first: when,
+        last: when,
+        latest,
+      });
+      continue;
+    }
+    a.n++;
+    if (when < a.first) a.first = when;
+    if (when > a.last) a.last = when;
+    if (f.file !== null && (a.file === undefined || f.file > a.file)) a.file = f.file;
+    if (when > a.latest.at || (when === a.latest.at && run > a.latest.run)) a.latest = latest;
+  }
+  const ids = [...byTest.keys()];
+  const totals = new Map<string, number>();
+  for (let i = 0; i < ids.length; i += IN_CHUNK) {
+    const chunk = ids.slice(i, i + IN_CHUNK);
+    const rows = await db.query<{ test_id: string; run_id: number }>(
+      `SELECT test_id, run_id FROM patchgate_tests WHERE test_id IN (${chunk.map(() => '?').join(', ')}) AND side IN ${TRUSTED}`,
+      chunk,
+    );
+    for (const r of rows)
+      if (at.has(Number(r.run_id))) totals.set(r.test_id, (totals.get(r.test_id) ?? 0) + 1);
+  }
+  return [...byTest.entries()]
+    .map(([testId, a]): FlakyTest => {
+      const runs = Math.max(totals.get(testId) ?? 0, a.n);
       return {
-        testId: r.test_id,
-        ...(r.file !== null ? { file: r.file } : {}),
-        flakyRuns: Number(r.n),
+        testId,
+        ...(a.file !== undefined ? { file: a.file } : {}),
+        flakyRuns: a.n,
         runs,
-        rate: Number(r.n) / runs,
-        firstSeen: r.first_seen,
-        lastSeen: r.last_seen,
+        rate: a.n / runs,
+        firstSeen: a.first,
+        lastSeen: a.last,
+        ...(a.latest.signature !== null ? { signature: a.latest.signature } : {}),
+        ...(a.latest.template !== null ? { template: a.latest.template } : {}),
       };
     })
     .sort((a, b) => b.rate - a.rate || b.flakyRuns - a.flakyRuns || byCodePoint(a.testId, b.testId))
     .slice(0, limit);
-  for (const t of ranked) {
-    const [latest] = await db.query<{ signature: string | null; template: string | null }>(
-      `SELECT t.signature AS signature, t.template AS template
-         FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
-        WHERE t.test_id = ? AND t.flaky = 1 AND t.side IN ${TRUSTED}${where.sql}
-        ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1`,
-      [t.testId, ...where.params],
-    );
-    if (latest?.signature) t.signature = latest.signature;
-    if (latest?.template) t.template = latest.template;
-  }
-  return ranked;
 }
 
 export interface SlowTest {

@@ -1,3 +1,4 @@
+import { pushAll } from '../util/arrays.js';
 import type { HistoryRun, TestResult } from './run.js';
 import { artifactDigest, MAX_ARTIFACT_CHARS, TRUSTED_SIDES } from './run.js';
 import type { SqlDb, SqlQueryable, SqlValue } from './sql.js';
@@ -39,19 +40,33 @@ async function withEarlierRuns(tx: SqlQueryable, run: HistoryRun): Promise<reado
   const commit = trustedCommit(run);
   const trusted = (t: TestResult) => (TRUSTED_SIDES as readonly string[]).includes(t.side);
   if (commit === undefined || !run.tests.some(trusted)) return run.tests;
-  const earlier = await tx.query<{
+  // The runs first, by their commit indexes, then their results by run: one query over both tables would
+  // let the planner scan every result ever recorded, on every write.
+  const runs = await tx.query<{ id: number }>(
+    `SELECT id FROM patchgate_runs
+      WHERE (repository = ? AND kind = 'record' AND head_commit = ?)
+         OR (repository = ? AND kind = 'check' AND base_commit = ?)`,
+    [run.repository, commit, run.repository, commit],
+  );
+  if (runs.length === 0) return run.tests;
+  const earlier: {
     test_id: string;
     passed: number;
     failed: number;
     signature: string | null;
     template: string | null;
-  }>(
-    `SELECT t.test_id AS test_id, t.passed AS passed, t.failed AS failed, t.signature AS signature, t.template AS template
-       FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
-      WHERE r.repository = ? AND t.side IN ('base', 'main')
-        AND ((r.kind = 'record' AND r.head_commit = ?) OR (r.kind = 'check' AND r.base_commit = ?))`,
-    [run.repository, commit, commit],
-  );
+  }[] = [];
+  for (let i = 0; i < runs.length; i += 500) {
+    const ids = runs.slice(i, i + 500).map((r) => Number(r.id));
+    pushAll(
+      earlier,
+      await tx.query(
+        `SELECT test_id, passed, failed, signature, template FROM patchgate_tests
+          WHERE run_id IN (${ids.map(() => '?').join(', ')}) AND side IN ('base', 'main')`,
+        ids,
+      ),
+    );
+  }
   if (earlier.length === 0) return run.tests;
   const seen = new Map<string, { passed: boolean; failed?: { sha256: string; template: string } }>();
   for (const e of earlier) {
