@@ -181,7 +181,19 @@ for (const commit of commits) {
     const apply = spawnSync('git', ['apply', '--index', '--whitespace=nowarn'], { cwd: tree, input: diff });
     if (apply.status !== 0)
       throw new Error(`the commit's diff does not apply: ${lastLine(String(apply.stderr))}`);
-    git(tree, 'commit', '-q', '--allow-empty', '-m', `replay ${commit}`);
+    // The commit's own author (and co-authors, in its message), as the patch's identity: the history keeps it.
+    const author = git(clone, 'log', '-1', '--format=%an <%ae>', commit).trim();
+    const body = git(clone, 'log', '-1', '--format=%b', commit);
+    const coAuthors = body.split('\n').filter((l) => /^co-authored-by:/i.test(l.trim()));
+    git(
+      tree,
+      'commit',
+      '-q',
+      '--allow-empty',
+      `--author=${author}`,
+      '-m',
+      `replay ${commit}${coAuthors.length > 0 ? `\n\n${coAuthors.join('\n')}` : ''}`,
+    );
     const runOut = path.join(out, commit.slice(0, 12));
     // The CI cache's restore: the store the last commit's check left.
     const store = path.join(tree, '.patchgate', 'history.sqlite');
