@@ -396,7 +396,7 @@ Run it from CI on the main branch after merges, never on an agent's branch: what
   },
 } as const satisfies CommandSpec;
 
-const historyScope = {
+const historyFilter = {
   repository: {
     type: 'string',
     placeholder: 'NAME',
@@ -412,6 +412,10 @@ const historyScope = {
     placeholder: 'DATE',
     description: 'only runs recorded on or after this UTC date, YYYY-MM-DD',
   },
+} as const;
+
+const historyScope = {
+  ...historyFilter,
   json: { type: 'boolean', default: false, description: 'print the rows as JSON' },
 } as const;
 
@@ -464,10 +468,33 @@ ${HISTORY_STORE_NOTE}`,
   options: { ...historyScope, ...historyLimit },
 } as const satisfies CommandSpec;
 
+export const HISTORY_DASHBOARD = {
+  name: 'history dashboard',
+  summary: 'all four answers on one self-contained HTML page',
+  description: `Writes one page (no script, no network, no external file) with the rejections by reason code per week, the per-agent accountability table, the flaky tests and the slowest tests, from the same queries as the other \`history\` commands.
+
+${HISTORY_STORE_NOTE}`,
+  options: {
+    ...historyFilter,
+    limit: {
+      type: 'string',
+      placeholder: 'N',
+      default: '50',
+      description: 'at most N rows per table (1 to 10000)',
+    },
+    out: {
+      type: 'string',
+      placeholder: 'FILE',
+      default: '.patchgate/history.html',
+      description: 'where the page is written (relative to the current folder)',
+    },
+  },
+} as const satisfies CommandSpec;
+
 export const HISTORY: GroupSpec = {
   name: 'history',
   summary: 'what the run history knows: flaky and slow tests, rejections, per-agent accountability',
-  subcommands: [HISTORY_FLAKY, HISTORY_SLOWEST, HISTORY_REJECTIONS, HISTORY_AGENTS],
+  subcommands: [HISTORY_FLAKY, HISTORY_SLOWEST, HISTORY_REJECTIONS, HISTORY_AGENTS, HISTORY_DASHBOARD],
 };
 
 export const FREEZE_REOPEN = {

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { CODEOWNERS_FILES, ownersOf, parseCodeowners } from '../../config/codeowners.js';
 import { InputError } from '../../errors.js';
 import { execFile } from '../../git/exec.js';
@@ -11,13 +13,22 @@ import {
   runCounts,
   slowestTests,
 } from '../../history/queries.js';
+import { renderHistoryDashboard } from '../../report/history-html.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { openRepoHistory, type RepoHistory } from '../history-store.js';
 import type { CliIO } from '../io.js';
 import { parseCommand, renderGroupHelp } from '../options.js';
-import { HISTORY, HISTORY_AGENTS, HISTORY_FLAKY, HISTORY_REJECTIONS, HISTORY_SLOWEST } from '../specs.js';
+import {
+  HISTORY,
+  HISTORY_AGENTS,
+  HISTORY_DASHBOARD,
+  HISTORY_FLAKY,
+  HISTORY_REJECTIONS,
+  HISTORY_SLOWEST,
+} from '../specs.js';
 import { usage } from '../usage.js';
 
-const SUBCOMMANDS = ['flaky', 'slowest', 'rejections', 'agents'] as const;
+const SUBCOMMANDS = ['flaky', 'slowest', 'rejections', 'agents', 'dashboard'] as const;
 
 /** `patchgate history <subcommand>`: questions to the run history. */
 export async function historyCommand(args: string[], io: CliIO): Promise<number> {
@@ -31,6 +42,8 @@ export async function historyCommand(args: string[], io: CliIO): Promise<number>
       return rejections(rest, io);
     case 'agents':
       return agents(rest, io);
+    case 'dashboard':
+      return dashboard(rest, io);
     case '--help':
     case '-h':
       io.stdout.write(renderGroupHelp(HISTORY));
@@ -285,6 +298,40 @@ async function agents(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(table(cells));
     io.stdout.write(
       '\nIdentities are what the commits say (author, committer, Co-authored-by): a patch can sign as anyone.\n',
+    );
+    return 0;
+  } finally {
+    await o.db.close();
+  }
+}
+
+async function dashboard(args: string[], io: CliIO): Promise<number> {
+  const parsed = parseCommand(HISTORY_DASHBOARD, args, io);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const limit = limitOf(values.limit, 'history dashboard');
+  const o = await open(io, values, 'history dashboard');
+  try {
+    const owner = await ownerLookup(o.git, o.root);
+    const flakyRows = (await flakyTests(o.db, o.scope, limit)).map((t) => {
+      const who = owner(t.file);
+      return { ...t, ...(who !== undefined ? { owner: who } : {}) };
+    });
+    const html = renderHistoryDashboard({
+      ...(o.scope.repository !== undefined ? { repository: o.scope.repository } : {}),
+      where: o.where,
+      ...(o.scope.since !== undefined ? { since: o.scope.since } : {}),
+      runs: o.counts,
+      flaky: flakyRows,
+      slowest: await slowestTests(o.db, o.scope, limit),
+      rejections: await rejectionsByCode(o.db, o.scope, 'week'),
+      agents: await agentRecords(o.db, o.scope, limit),
+    });
+    const out = path.resolve(io.cwd, values.out);
+    await mkdir(path.dirname(out), { recursive: true });
+    await writeFileAtomic(out, html, values.out);
+    io.stdout.write(
+      `wrote ${values.out}: ${o.scopeName}, ${o.counts.check} check run(s) and ${o.counts.record} main-branch record(s)\n`,
     );
     return 0;
   } finally {
