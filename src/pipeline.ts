@@ -3,6 +3,7 @@ import type { TestOutcome } from './junit/model.js';
 import { claimsLayer } from './layers/claims/claims-layer.js';
 import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
+import type { FlakeHistory } from './layers/flake-history.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
 import { regressionLayer } from './layers/regression/regression-layer.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
@@ -112,6 +113,12 @@ export interface RunGateOptions {
   allLayers?: boolean;
   /** The layers to run, in order; defaults to LAYERS. Contracts should stay first. */
   layers?: readonly Layer[];
+  /**
+   * The run history's memory of flaky tests: a failure the head's reruns show
+   * intermittent, and that flaked on trusted runs in the window, is
+   * pre-existing without a base rerun.
+   */
+  flakeHistory?: FlakeHistory;
 }
 
 const systemClock: Clock = { now: () => performance.now() };
@@ -183,6 +190,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       today,
       signal,
       ...(progress ? { progress } : {}),
+      ...(options.flakeHistory ? { flakeHistory: options.flakeHistory } : {}),
     });
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);

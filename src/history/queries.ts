@@ -1,3 +1,4 @@
+import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
 import type { SqlQueryable, SqlValue } from './sql.js';
 
@@ -65,17 +66,32 @@ export interface FlakyTest {
  * join, start from the runs of the repository and read every result they
  * hold, which over a thousand runs of thousands of tests misses a second.
  */
-export async function flakyTests(db: SqlQueryable, scope: HistoryScope, limit: number): Promise<FlakyTest[]> {
+export async function flakyTests(
+  db: SqlQueryable,
+  scope: HistoryScope,
+  limit: number,
+  /** Only these tests (the gate asking about the failures in front of it); every test when absent. */
+  testIds?: readonly string[],
+): Promise<FlakyTest[]> {
   const at = await runsInScope(db, scope);
-  const flaky = await db.query<{
+  type Row = {
     test_id: string;
     run_id: number;
     file: string | null;
     signature: string | null;
     template: string | null;
-  }>(
-    `SELECT test_id, run_id, file, signature, template FROM patchgate_tests WHERE flaky = 1 AND side IN ${TRUSTED}`,
-  );
+  };
+  const select = `SELECT test_id, run_id, file, signature, template FROM patchgate_tests WHERE flaky = 1 AND side IN ${TRUSTED}`;
+  const flaky: Row[] = [];
+  if (testIds === undefined) pushAll(flaky, await db.query<Row>(select));
+  else
+    for (let i = 0; i < testIds.length; i += IN_CHUNK) {
+      const chunk = testIds.slice(i, i + IN_CHUNK);
+      pushAll(
+        flaky,
+        await db.query<Row>(`${select} AND test_id IN (${chunk.map(() => '?').join(', ')})`, chunk),
+      );
+    }
   interface Acc {
     file?: string;
     n: number;

@@ -14,13 +14,17 @@
  *
  * The base reruns a test only once a head rerun has passed it: a failure
  * the head gives every time is judged by the base's first run, and a gate
- * that finds a regression does not pay for base runs nothing reads.
+ * that finds a regression does not pay for base runs nothing reads. With a
+ * run history, an intermittent failure of a test that flaked on trusted runs
+ * within the window is flaky on the base by that record, and is not rerun
+ * there at all: the history has seen more base runs than two reruns would.
  */
 import type { TestOutcome } from '../junit/model.js';
 import type { TestIdParts } from '../runners/tests/presets.js';
 import type { SuiteRun, TestSession } from '../runners/tests/session.js';
 import type { SignatureScheme } from '../signatures/normalize.js';
 import { failureSignature } from '../signatures/signature.js';
+import type { FlakeHistory, FlakeRecord } from './flake-history.js';
 
 export interface NewFailure {
   test: TestOutcome;
@@ -49,6 +53,8 @@ export type FailureClass =
       baseFlaky: boolean;
       /** Whether the base has the test's file (a test only the head has cannot be flaky on the base). */
       onBase: boolean;
+      /** The run history's record that made it flaky on the base (no base rerun was needed). */
+      remembered?: FlakeRecord;
     };
 
 export interface ClassifyOptions {
@@ -58,6 +64,8 @@ export interface ClassifyOptions {
   failures: readonly NewFailure[];
   /** Reruns on each side (default 2). */
   reruns?: number;
+  /** The run history's memory of flaky tests, when the run has one. */
+  history?: FlakeHistory;
 }
 
 function parts(t: TestOutcome): TestIdParts {
@@ -116,7 +124,11 @@ export async function classifyFailures(opts: ClassifyOptions): Promise<FailureCl
       return { run: await tests.baseRun(subset), ids: new Set(list.map((f) => f.test.id)) };
     return undefined;
   };
-  const openOnBase = open.filter((f) => onBase.includes(f));
+  // Asked once, before any base rerun: a test the history saw flake on trusted runs needs none.
+  const remembered = opts.history
+    ? await opts.history.flakes([...new Set(onBase.map((f) => f.test.id))])
+    : new Map<string, FlakeRecord>();
+  const openOnBase = open.filter((f) => onBase.includes(f) && !remembered.has(f.test.id));
   for (let r = 1; r < rounds && open.length > 0; r++) {
     // Side by side: a failure of load shows on both, a failure of the patch on the head only.
     const [h, b] = await Promise.all([
@@ -146,6 +158,9 @@ export async function classifyFailures(opts: ClassifyOptions): Promise<FailureCl
       return { kind: 'deterministic', base: baseRuns[0] ?? 'absent', reruns };
     // Only a pass is evidence of chance; a rerun that skipped or lost the test ran nothing.
     if (!reruns.includes('passed')) return { kind: 'unconfirmed', base: baseRuns[0] ?? 'absent', reruns };
+    const record = onBase.includes(f) ? remembered.get(f.test.id) : undefined;
+    if (record)
+      return { kind: 'intermittent', reruns, baseRuns, baseFlaky: true, onBase: true, remembered: record };
     return {
       kind: 'intermittent',
       reruns,

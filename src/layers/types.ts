@@ -9,6 +9,7 @@ import type { TreeFiles } from '../overlay/revision-files.js';
 import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { FlakeHistory } from './flake-history.js';
 import type { ProgressReport } from './progress.js';
 
 /** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
@@ -91,6 +92,8 @@ export interface LayerContext {
   logDir: string;
   /** Runs the repository's tests, when the config says how (`tests`). */
   tests?: TestSession;
+  /** The run history's memory of flaky tests, when the run was given one (`check --history`). */
+  flakeHistory?: FlakeHistory;
   /** The one door head code goes through. */
   sandbox: Sandbox;
   /**

@@ -1,4 +1,5 @@
 import { diffHunks, type Hunk } from '../git/hunks.js';
+import type { FlakeHistory } from '../layers/flake-history.js';
 import { overrideTokens } from '../layers/override.js';
 import type { ProgressReport } from '../layers/progress.js';
 import type { Revision } from '../layers/types.js';
@@ -13,6 +14,7 @@ export interface ContextOptions {
   today: string;
   signal: AbortSignal;
   progress?: ProgressReport;
+  flakeHistory?: FlakeHistory;
 }
 
 /** What every layer is given: the revisions, the rules, the door, and nothing of the gate's own environment. */
@@ -49,6 +51,7 @@ export function layerContext(ws: Workspace, rules: Rules, rt: Runtime, o: Contex
     today: o.today,
     logDir: rt.logDir,
     ...(rt.tests ? { tests: rt.tests } : {}),
+    ...(o.flakeHistory ? { flakeHistory: o.flakeHistory } : {}),
     snapshot: rules.snapshot,
     hunks: () => {
       hunksP ??= diffHunks(ws.repo, revs.baseCommit, headTree).then((d) => d.hunks);

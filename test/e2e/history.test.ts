@@ -293,3 +293,97 @@ def test_forge_history():
     expect(said).toMatch(/refused: (unable to open database file|attempt to write a readonly database)/);
   });
 });
+
+describe('the history answers what base reruns answer today', { timeout: 240_000 }, () => {
+  // Flaky on the main branch when its CI says so (FLAKE_MARKER, which the sandbox never passes on), and on a head
+  // that has src/feature.py: there it fails its first run in a checkout and passes after.
+  const FLAKY = `import os
+
+
+def test_sometimes():
+    marker = os.environ.get("FLAKE_MARKER")
+    if marker:
+        first = not os.path.exists(marker)
+        open(marker, "w").close()
+        assert not first, "first run of the day fails"
+    if os.path.exists("src/feature.py"):
+        here = os.path.join(os.path.dirname(__file__), ".ran")
+        first = not os.path.exists(here)
+        open(here, "w").close()
+        assert not first, "first run of the day fails"
+`;
+
+  function flakyRepo(): GitDir {
+    const repo = GitDir.create({
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
+        signatures: {},
+      }),
+      'flake_signatures.json': '{"signatures": []}\n',
+      '.gitignore': '.patchgate\n__pycache__\n.ran\n',
+      'src/calc.py': CALC,
+      'tests/test_flaky.py': FLAKY,
+    });
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo.write({ 'src/feature.py': 'FEATURE = True\n' });
+    repo.commit('agent: add a feature flag');
+    repo.git('checkout', '-q', 'main');
+    return repo;
+  }
+
+  async function judgeAgent(repo: GitDir, history: boolean) {
+    const out = tempDir('pg-history-out-');
+    const r = await runCli(
+      [
+        'check',
+        '--base',
+        'main',
+        '--head',
+        'agent',
+        '--out',
+        out,
+        '--today',
+        '2026-12-01',
+        ...(history ? ['--history'] : []),
+      ],
+      { cwd: repo.dir },
+    );
+    return { ...r, card: readScorecard(out, r) };
+  }
+
+  it('a failure the head gives once, of a test that flaked on the main branch, is pre-existing by the record', async () => {
+    const repo = flakyRepo();
+    const marker = path.join(tempDir(), 'marker');
+    for (const [i, at] of ['2026-11-20T10:00:00Z', '2026-11-20T11:00:00Z'].entries()) {
+      const junit = path.join(tempDir(), `main-${i}.xml`);
+      pytest(repo, junit, { FLAKE_MARKER: marker });
+      const r = await runCli(['record', '--junit', junit, '--history', '--at', at], { cwd: repo.dir });
+      expect(r.code).toBe(0);
+    }
+    // Without the history, the base's reruns are stable: the patch made the test flaky.
+    const without = await judgeAgent(repo, false);
+    expect(without.card.findings.map((f) => f.code)).toContain('NEW_FLAKE');
+
+    const withHistory = await judgeAgent(repo, true);
+    const codes = withHistory.card.findings.map((f) => f.code);
+    expect(codes).not.toContain('NEW_FLAKE');
+    const f = withHistory.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
+    expect(f?.message).toContain(
+      'it is flaky on the base too (the run history saw it flake in 1 of 2 trusted run(s) since 2026-11-01, last on 2026-11-20T11:00:00.000Z)',
+    );
+    expect(f?.evidence).toMatchObject({
+      test: 'pytest::tests.test_flaky::test_sometimes',
+      headRuns: ['failed', 'passed', 'passed'],
+      history: {
+        flakyRuns: 1,
+        runs: 2,
+        since: '2026-11-01',
+        where: '.patchgate/history.sqlite',
+        template: expect.stringContaining('first run of the day fails'),
+      },
+    });
+    // No base rerun: the base's first run of it is all the base ran (the record stood for the reruns).
+    expect(f?.evidence.baseRuns).toEqual(['passed']);
+  });
+});

@@ -4,6 +4,7 @@ import { resolveToday } from '../../freeze/model.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
+import { flakeHistoryFrom, windowStart } from '../../history/flake-history.js';
 import { runFromCheck, type SideRun } from '../../history/run.js';
 import { historyCompanions } from '../../history/store.js';
 import { writeRun } from '../../history/write.js';
@@ -125,6 +126,9 @@ async function judge(
     env: io.env,
     today,
     allLayers: values['all-layers'],
+    ...(history
+      ? { flakeHistory: flakeHistoryFrom(history.db, history.where, history.repository, windowStart(today)) }
+      : {}),
     ...(io.pid !== undefined ? { ownerPid: io.pid } : {}),
     signal: io.signal,
     // The history's files are the gate's, never part of a working-tree head (a CI cache puts them there).

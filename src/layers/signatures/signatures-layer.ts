@@ -239,7 +239,12 @@ async function nameNewFailures(
 ): Promise<Finding[]> {
   const tests = ctx.tests;
   if (!tests) return [];
-  const classes = await classifyFailures({ tests, scheme: cfg.scheme, failures: unmatched });
+  const classes = await classifyFailures({
+    tests,
+    scheme: cfg.scheme,
+    failures: unmatched,
+    ...(ctx.flakeHistory ? { history: ctx.flakeHistory } : {}),
+  });
   const stability = ctx.config.stability?.enabled
     ? await readStabilityFreeze(
         ctx.snapshot.base,
@@ -286,13 +291,29 @@ async function nameNewFailures(
           });
           continue;
         }
+        const r = c.remembered;
+        const why = r
+          ? `the run history saw it flake in ${r.flakyRuns} of ${r.runs} trusted run(s) since ${r.since}, last on ${r.lastSeen}`
+          : `${c.baseRuns.join(', ')}`;
         findings.push(
           f(
             'PREEXISTING_FLAKE_UNFROZEN',
-            `test ${t.id} failed once (${text}) and passed on a rerun; it is flaky on the base too (${c.baseRuns.join(', ')}), and no freeze row covers it`,
+            `test ${t.id} failed once (${text}) and passed on a rerun; it is flaky on the base too (${why}), and no freeze row covers it`,
             {
               ...ev,
               ...runs,
+              ...(r
+                ? {
+                    history: {
+                      flakyRuns: r.flakyRuns,
+                      runs: r.runs,
+                      since: r.since,
+                      lastSeen: r.lastSeen,
+                      where: r.where,
+                      ...(r.template !== undefined ? { template: r.template } : {}),
+                    },
+                  }
+                : {}),
               next: `a human freezes the flake in ${ctx.config.stability?.freeze ?? 'stability_freeze.json'} with an owner, a reason and an expiry, or fixes it`,
             },
           ),

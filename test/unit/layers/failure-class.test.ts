@@ -6,6 +6,9 @@
  * test/e2e/failure-class.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
+import { flakeHistoryFrom, windowStart } from '../../../src/history/flake-history.js';
+import { historyLocation, openHistory } from '../../../src/history/store.js';
+import { writeRun } from '../../../src/history/write.js';
 import type { TestOutcome } from '../../../src/junit/model.js';
 import {
   type ClassifyOptions,
@@ -14,6 +17,7 @@ import {
 } from '../../../src/layers/failure-class.js';
 import type { TestIdParts } from '../../../src/runners/tests/presets.js';
 import type { SuiteRun } from '../../../src/runners/tests/session.js';
+import { tempDir } from '../../helpers/gitdir.js';
 
 type Status = 'passed' | 'failed';
 type Script = Record<string, Status[]>;
@@ -142,5 +146,114 @@ describe('classifyFailures', () => {
     const [c] = await classifyFailures({ tests: s.tests, scheme: 'seed', failures: [failure('t')] });
     expect(c).toMatchObject({ kind: 'pre-existing' });
     expect(s.calls.map((c) => c.side)).toEqual(['base', 'head']);
+  });
+});
+
+describe('classifyFailures with a run history', () => {
+  /** A real SQLite history in which `flaky` flaked on a main-branch run and `steady` only ever passed. */
+  async function history() {
+    const root = tempDir();
+    const db = await openHistory(historyLocation({}, root));
+    const main = (at: string, flaky: boolean) => ({
+      repository: 'r',
+      kind: 'record' as const,
+      recordedAt: at,
+      headCommit: `m${at}`,
+      authors: [],
+      findings: [],
+      artifacts: [],
+      tests: [
+        {
+          side: 'main' as const,
+          testId: 'tests/test_a.py::flaky',
+          runs: 2,
+          passed: 1,
+          failed: flaky ? 1 : 0,
+          skipped: 0,
+          flaky,
+          signature: { sha256: 'f'.repeat(64), template: 'AssertionError|assert flaky' },
+        },
+        {
+          side: 'main' as const,
+          testId: 'tests/test_a.py::steady',
+          runs: 1,
+          passed: 1,
+          failed: 0,
+          skipped: 0,
+          flaky: false,
+        },
+      ],
+    });
+    await writeRun(db, main('2026-11-20T00:00:00.000Z', true));
+    await writeRun(db, main('2026-11-25T00:00:00.000Z', false));
+    // Long ago: outside the window, it must not count.
+    await writeRun(db, {
+      ...main('2026-01-01T00:00:00.000Z', true),
+      tests: [
+        {
+          side: 'main',
+          testId: 'tests/test_a.py::old',
+          runs: 2,
+          passed: 1,
+          failed: 1,
+          skipped: 0,
+          flaky: true,
+        },
+      ],
+    });
+    return { db, history: flakeHistoryFrom(db, '.patchgate/history.sqlite', 'r', windowStart('2026-12-01')) };
+  }
+
+  it('takes a test that flaked on trusted runs in the window as flaky on the base, without a base rerun', async () => {
+    const { db, history: h } = await history();
+    try {
+      const s = scripted({ flaky: ['passed', 'passed'] }, { flaky: ['passed'] });
+      const [c] = await classifyFailures({
+        tests: s.tests,
+        scheme: 'seed',
+        failures: [failure('flaky')],
+        history: h,
+      });
+      expect(c).toEqual({
+        kind: 'intermittent',
+        reruns: ['passed', 'passed'],
+        baseRuns: ['passed'],
+        baseFlaky: true,
+        onBase: true,
+        remembered: {
+          flakyRuns: 1,
+          runs: 2,
+          lastSeen: '2026-11-20T00:00:00.000Z',
+          template: 'AssertionError|assert flaky',
+          since: '2026-11-01',
+          where: '.patchgate/history.sqlite',
+        },
+      });
+      // The base's first run only: no base rerun was asked for.
+      expect(s.calls.filter((c) => c.side === 'base')).toHaveLength(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('still reruns the base for a test with a clean record, and for one whose flakes are outside the window', async () => {
+    const { db, history: h } = await history();
+    try {
+      const s = scripted(
+        { steady: ['passed', 'passed'], old: ['passed', 'passed'] },
+        { steady: ['passed', 'passed'], old: ['passed', 'passed'] },
+      );
+      const classes = await classifyFailures({
+        tests: s.tests,
+        scheme: 'seed',
+        failures: [failure('steady'), failure('old')],
+        history: h,
+      });
+      expect(classes.map((c) => c.kind === 'intermittent' && c.baseFlaky)).toEqual([false, false]);
+      expect(classes.map((c) => c.kind === 'intermittent' && c.remembered)).toEqual([undefined, undefined]);
+      expect(s.calls.filter((c) => c.side === 'base').length).toBeGreaterThan(1);
+    } finally {
+      await db.close();
+    }
   });
 });
