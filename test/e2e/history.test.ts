@@ -387,3 +387,89 @@ def test_sometimes():
     expect(f?.evidence.baseRuns).toEqual(['passed']);
   });
 });
+
+describe('the stability probe takes the base’s flakes from the history', { timeout: 240_000 }, () => {
+  // Flaky on the main branch when its CI says so; on a head that has src/feature.py, it passes its first run in a
+  // checkout and fails every run after: stable for the gate's first run, flaky to the stability probe.
+  const FLAKY = `import os
+
+try:
+    import feature
+except ImportError:
+    feature = None
+
+
+def test_sometimes():
+    marker = os.environ.get("FLAKE_MARKER")
+    if marker:
+        first = not os.path.exists(marker)
+        open(marker, "w").close()
+        assert not first, "first run of the day fails"
+    if feature is not None:
+        here = os.path.join(os.path.dirname(__file__), ".ran")
+        again = os.path.exists(here)
+        open(here, "w").close()
+        assert not again, "a second run fails"
+`;
+
+  it('a test the head makes flaky, that flaked on the main branch, is pre-existing by the record: no base reruns', async () => {
+    const repo = GitDir.create({
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
+        signatures: {},
+        stability: { runs: 3 },
+      }),
+      'flake_signatures.json': '{"signatures": []}\n',
+      'stability_freeze.json': '{"freezes": []}\n',
+      '.gitignore': '.patchgate\n__pycache__\n.ran\n',
+      'src/calc.py': CALC,
+      'tests/test_flaky.py': FLAKY,
+    });
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo.write({ 'src/feature.py': 'ON = True\n' });
+    repo.commit('agent: add a feature module');
+    repo.git('checkout', '-q', 'main');
+    const marker = path.join(tempDir(), 'marker');
+    for (const [i, at] of ['2026-11-20T10:00:00Z', '2026-11-20T11:00:00Z'].entries()) {
+      const junit = path.join(tempDir(), `main-${i}.xml`);
+      pytest(repo, junit, { FLAKE_MARKER: marker });
+      expect(
+        (await runCli(['record', '--junit', junit, '--history', '--at', at], { cwd: repo.dir })).code,
+      ).toBe(0);
+    }
+    const judge = async (history: boolean) => {
+      const out = tempDir('pg-history-out-');
+      const r = await runCli(
+        [
+          'check',
+          '--base',
+          'main',
+          '--head',
+          'agent',
+          '--out',
+          out,
+          '--today',
+          '2026-12-01',
+          ...(history ? ['--history'] : []),
+        ],
+        { cwd: repo.dir },
+      );
+      return readScorecard(out, r).findings.filter((f) => f.layer === 'stability');
+    };
+    // Without the history, the base's reruns are stable: the patch made it flaky.
+    expect((await judge(false)).map((f) => f.code)).toEqual(['NEW_FLAKE']);
+    const [f, ...rest] = await judge(true);
+    expect(rest).toEqual([]);
+    expect(f?.code).toBe('PREEXISTING_FLAKE_UNFROZEN');
+    expect(f?.message).toContain(
+      'is flaky on the base too (the run history saw it flake in 1 of 2 trusted run(s) since 2026-11-01, last on 2026-11-20T11:00:00.000Z)',
+    );
+    expect(f?.evidence).toMatchObject({
+      test: 'pytest::tests.test_flaky::test_sometimes',
+      headRuns: ['passed', 'failed', 'failed'],
+      baseRuns: null,
+      history: { flakyRuns: 1, runs: 2, since: '2026-11-01' },
+    });
+  });
+});

@@ -8,6 +8,7 @@ import { TestRunError } from '../../runners/tests/errors.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
 import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
+import type { FlakeRecord } from '../flake-history.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 import { STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
@@ -147,7 +148,8 @@ export const stabilityLayer: Layer = {
     // Rerun on the base by what exists there: a test whose file the base lacks is new (and asking the base
     // runner for it would make it run nothing at all); a rerun that runs nothing is an error, never absence.
     const newOnHead = new Set<string>();
-    const subset: TestIdParts[] = [];
+    const onBaseIds: string[] = [];
+    const partsOf = new Map<string, TestIdParts>();
     for (const [id, e] of flaky) {
       const parts: TestIdParts = {
         suite: e.parts.suite,
@@ -156,8 +158,17 @@ export const stabilityLayer: Layer = {
         ...(e.parts.file ? { file: e.parts.file } : {}),
       };
       if ((await tests.baseHasTestFile(parts)) === false) newOnHead.add(id);
-      else subset.push(parts);
+      else {
+        onBaseIds.push(id);
+        partsOf.set(id, parts);
+      }
     }
+    // A test the run history saw flake on trusted runs in the window is flaky on the base by that record: the
+    // history has seen more base runs than these reruns would. The rest are rerun on the base as before.
+    const remembered: ReadonlyMap<string, FlakeRecord> = ctx.flakeHistory
+      ? await ctx.flakeHistory.flakes(onBaseIds)
+      : new Map();
+    const subset = onBaseIds.filter((id) => !remembered.has(id)).map((id) => partsOf.get(id) as TestIdParts);
     const baseRuns: SuiteRun[] = [];
     if (subset.length > 0) {
       tally.expect(cfg.runs);
@@ -169,14 +180,27 @@ export const stabilityLayer: Layer = {
     const base = outcomesById(baseRuns);
 
     for (const [id, entry] of flaky) {
-      const onBase = newOnHead.has(id) ? undefined : base.get(id)?.results;
+      const record = remembered.get(id);
+      const onBase = newOnHead.has(id) ? undefined : record ? ['flaky'] : base.get(id)?.results;
       const evidence = {
         test: id,
         file: entry.parts.file,
         ...(newOnHead.has(id) ? { base: 'its file does not exist in the base revision' } : {}),
         headRuns: entry.results,
-        baseRuns: onBase ?? null,
+        baseRuns: record ? null : (onBase ?? null),
         runs: cfg.runs,
+        ...(record
+          ? {
+              history: {
+                flakyRuns: record.flakyRuns,
+                runs: record.runs,
+                since: record.since,
+                lastSeen: record.lastSeen,
+                where: record.where,
+                ...(record.template !== undefined ? { template: record.template } : {}),
+              },
+            }
+          : {}),
       };
       if (!onBase || onBase.every((r) => r === 'absent') || !isFlaky(onBase)) {
         findings.push({
@@ -208,7 +232,7 @@ export const stabilityLayer: Layer = {
         code: 'PREEXISTING_FLAKE_UNFROZEN',
         layer: LAYER,
         severity: 'reject',
-        message: `test ${id} is flaky on the base too (${onBase.join(', ')}), but no unexpired freeze row in ${cfg.freeze} with an owner and a reason covers it`,
+        message: `test ${id} is flaky on the base too (${record ? `the run history saw it flake in ${record.flakyRuns} of ${record.runs} trusted run(s) since ${record.since}, last on ${record.lastSeen}` : onBase.join(', ')}), but no unexpired freeze row in ${cfg.freeze} with an owner and a reason covers it`,
         evidence: { ...evidence, freeze: cfg.freeze },
       });
     }
