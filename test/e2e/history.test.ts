@@ -10,8 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { memoryIO } from '../helpers/cli-io.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { readScorecard } from '../helpers/out.js';
+import { postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 
 const CALC = 'def add(a, b):\n    return a + b\n';
 const TESTS =
@@ -472,4 +474,90 @@ def test_sometimes():
       history: { flakyRuns: 1, runs: 2, since: '2026-11-01' },
     });
   });
+});
+
+describe('the history through the CLI, when things go wrong and on PostgreSQL', { timeout: 240_000 }, () => {
+  const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+  it('a run the store cannot take after the verdict exits 2, after the reports are written, and leaves no half run', async () => {
+    const repo = pythonRepo();
+    agentPatch(repo, { 'src/calc.py': 'def add(a, b):\n    return b + a\n' });
+    const out = tempDir('pg-history-out-');
+    const file = path.join(repo.dir, '.patchgate', 'history.sqlite');
+    const { main } = await import('../../src/cli/main.js');
+    const { io, err } = memoryIO(repo.dir, {
+      ...process.env,
+      PATH: SYSTEM_PATH,
+      NO_COLOR: '1',
+      GITHUB_STEP_SUMMARY: '',
+    });
+    const argv = [
+      'check',
+      '--base',
+      'main',
+      '--head',
+      'HEAD',
+      '--out',
+      out,
+      '--today',
+      '2026-12-01',
+      '--history',
+    ];
+    // Someone else's process breaks the store while the gate runs (the gate opened and migrated it first).
+    const code = await main(
+      { ...io, argv },
+      {
+        onLayerStart: async (name) => {
+          if (name !== 'contracts') return;
+          const { default: Database } = await import('better-sqlite3');
+          const other = new Database(file);
+          other.exec('DROP TABLE patchgate_tests');
+          other.close();
+        },
+      },
+    );
+    expect(code).toBe(2);
+    expect(err()).toContain(`patchgate: error: the run history at ${file} cannot be used:`);
+    expect(err()).toContain('no such table: patchgate_tests');
+    expect(readScorecard(out).verdict).toBe('accept');
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT COUNT(*) AS n FROM patchgate_runs').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+
+  const pgMissing = postgresUnavailable();
+  it.skipIf(pgMissing !== undefined)(
+    'records and answers from a PostgreSQL server when PATCHGATE_DATABASE_URL names one, and writes no file',
+    async () => {
+      const server = await startPostgres();
+      try {
+        const url = await server.database('cli_history');
+        const repo = pythonRepo();
+        const junit = path.join(tempDir(), 'r.xml');
+        pytest(repo, junit);
+        const env = { PATCHGATE_DATABASE_URL: url };
+        const r = await runCli(['record', '--junit', junit, '--history', '--at', '2026-11-30T10:00:00Z'], {
+          cwd: repo.dir,
+          env,
+        });
+        expect(r.stderr).toBe('');
+        expect(r.stdout).toContain(`written to the run history (${url})`);
+        const slow = await runCli(['history', 'slowest', '--json'], { cwd: repo.dir, env });
+        expect(slow.code).toBe(0);
+        expect(JSON.parse(slow.stdout)).toMatchObject({ where: url, runs: { check: 0, record: 1 } });
+        expect(
+          JSON.parse(slow.stdout)
+            .rows.map((t: { testId: string }) => t.testId)
+            .sort(),
+        ).toEqual(['pytest::tests.test_calc::test_add', 'pytest::tests.test_calc::test_add_zero']);
+        expect(existsSync(path.join(repo.dir, '.patchgate'))).toBe(false);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
