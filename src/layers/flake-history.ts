@@ -20,3 +20,20 @@ export interface FlakeHistory {
   /** The tests among `testIds` that flaked on a trusted run since the window's start. */
   flakes(testIds: readonly string[]): Promise<ReadonlyMap<string, FlakeRecord>>;
 }
+
+/** The record as a finding's `evidence.history`. */
+export function historyEvidence(r: FlakeRecord): Record<string, unknown> {
+  return {
+    flakyRuns: r.flakyRuns,
+    runs: r.runs,
+    since: r.since,
+    lastSeen: r.lastSeen,
+    where: r.where,
+    ...(r.template !== undefined ? { template: r.template } : {}),
+  };
+}
+
+/** The record in a finding's message: why the base counts as flaky without a rerun. */
+export function historyWords(r: FlakeRecord): string {
+  return `the run history saw it flake in ${r.flakyRuns} of ${r.runs} trusted run(s) since ${r.since}, last on ${r.lastSeen}`;
+}

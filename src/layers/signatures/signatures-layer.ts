@@ -18,6 +18,7 @@ import { testSideFor } from '../../overlay/test-side.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { pushAll } from '../../util/arrays.js';
 import { classifyFailures, type NewFailure } from '../failure-class.js';
+import { historyEvidence, historyWords } from '../flake-history.js';
 import { type ExcuseCandidate, excuses } from '../freeze-evidence.js';
 import { excusedBySignature } from '../signature-excuse.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
@@ -292,9 +293,7 @@ async function nameNewFailures(
           continue;
         }
         const r = c.remembered;
-        const why = r
-          ? `the run history saw it flake in ${r.flakyRuns} of ${r.runs} trusted run(s) since ${r.since}, last on ${r.lastSeen}`
-          : `${c.baseRuns.join(', ')}`;
+        const why = r ? historyWords(r) : c.baseRuns.join(', ');
         findings.push(
           f(
             'PREEXISTING_FLAKE_UNFROZEN',
@@ -302,18 +301,7 @@ async function nameNewFailures(
             {
               ...ev,
               ...runs,
-              ...(r
-                ? {
-                    history: {
-                      flakyRuns: r.flakyRuns,
-                      runs: r.runs,
-                      since: r.since,
-                      lastSeen: r.lastSeen,
-                      where: r.where,
-                      ...(r.template !== undefined ? { template: r.template } : {}),
-                    },
-                  }
-                : {}),
+              ...(r ? { history: historyEvidence(r) } : {}),
               next: `a human freezes the flake in ${ctx.config.stability?.freeze ?? 'stability_freeze.json'} with an owner, a reason and an expiry, or fixes it`,
             },
           ),

@@ -8,7 +8,7 @@ import { TestRunError } from '../../runners/tests/errors.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
 import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
-import type { FlakeRecord } from '../flake-history.js';
+import { type FlakeRecord, historyEvidence, historyWords } from '../flake-history.js';
 import { ProgressTally } from '../progress.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 import { STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
@@ -189,18 +189,7 @@ export const stabilityLayer: Layer = {
         headRuns: entry.results,
         baseRuns: record ? null : (onBase ?? null),
         runs: cfg.runs,
-        ...(record
-          ? {
-              history: {
-                flakyRuns: record.flakyRuns,
-                runs: record.runs,
-                since: record.since,
-                lastSeen: record.lastSeen,
-                where: record.where,
-                ...(record.template !== undefined ? { template: record.template } : {}),
-              },
-            }
-          : {}),
+        ...(record ? { history: historyEvidence(record) } : {}),
       };
       if (!onBase || onBase.every((r) => r === 'absent') || !isFlaky(onBase)) {
         findings.push({
@@ -232,7 +221,7 @@ export const stabilityLayer: Layer = {
         code: 'PREEXISTING_FLAKE_UNFROZEN',
         layer: LAYER,
         severity: 'reject',
-        message: `test ${id} is flaky on the base too (${record ? `the run history saw it flake in ${record.flakyRuns} of ${record.runs} trusted run(s) since ${record.since}, last on ${record.lastSeen}` : onBase.join(', ')}), but no unexpired freeze row in ${cfg.freeze} with an owner and a reason covers it`,
+        message: `test ${id} is flaky on the base too (${record ? historyWords(record) : onBase.join(', ')}), but no unexpired freeze row in ${cfg.freeze} with an owner and a reason covers it`,
         evidence: { ...evidence, freeze: cfg.freeze },
       });
     }
