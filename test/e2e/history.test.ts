@@ -7,7 +7,15 @@
  * the history.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryIO } from '../helpers/cli-io.js';
@@ -216,6 +224,13 @@ describe('check --history and record --history write the run history', { timeout
     });
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('holds no runs of github.com/acme/elsewhere; runs get there with');
+    const empty = path.join(tempDir(), 'empty.xml');
+    writeFileSync(empty, '<testsuites><testsuite name="pytest" tests="0"/></testsuites>\n');
+    const nothing = await runCli(['record', '--junit', empty, '--history'], { cwd: repo.dir });
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain(
+      `record: --history needs outcomes, and ${empty} hold(s) no test: nothing was written`,
+    );
     const bad = await runCli(['history', 'slowest', '--since', '2026-02-30'], { cwd: repo.dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(

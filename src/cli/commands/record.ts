@@ -154,6 +154,11 @@ export async function recordCommand(args: string[], io: CliIO, deps: RecordDeps)
       const parsed = await deps.parseReport(path.resolve(io.cwd, report));
       for (const t of parsed.tests) outcomes.push(t);
     }
+    // A run that ran nothing is no main-branch run: recorded, it would count as a run every test sat out.
+    if (values.history && outcomes.length === 0)
+      throw usage(
+        `record: --history needs outcomes, and ${reports.join(', ')} hold(s) no test: nothing was written (was the suite selected at all?)`,
+      );
     if (ledgerless)
       io.stdout.write(`no ledger at ${file} (none is configured): only the run history is written\n`);
     else await recordInLedger(io, deps, { ...located, outcomes, at, runId, dryRun });
