@@ -576,3 +576,38 @@ describe('the history through the CLI, when things go wrong and on PostgreSQL', 
     },
   );
 });
+
+describe('a working-tree head and the store beside it', { timeout: 240_000 }, () => {
+  it('leaves the untracked store out of the head: a protected .patchgate/history* is not touched by the gate’s own file', async () => {
+    // No .gitignore entry for .patchgate: the store a CI cache restored is an untracked file of the checkout.
+    const repo = GitDir.create({
+      'patchgate.config.json': JSON.stringify({
+        fixtures: { enabled: false },
+        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
+        contracts: { protect: ['.github/workflows/**', '.patchgate/history*'] },
+      }),
+      '.gitignore': '__pycache__\n',
+      'src/calc.py': CALC,
+      'tests/test_calc.py': TESTS,
+    });
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo.write({ 'src/calc.py': 'def add(a, b):\n    return b + a\n' });
+    repo.commit('agent: commute');
+    const once = async () => {
+      const out = tempDir('pg-history-out-');
+      const r = await runCli(
+        ['check', '--base', 'main', '--out', out, '--today', '2026-12-01', '--history'],
+        {
+          cwd: repo.dir,
+        },
+      );
+      return readScorecard(out, r);
+    };
+    expect((await once()).verdict).toBe('accept');
+    expect(existsSync(path.join(repo.dir, '.patchgate', 'history.sqlite'))).toBe(true);
+    // The second run finds the first's store in the working tree: still not part of the patch.
+    const second = await once();
+    expect(second.findings.map((f) => f.code)).not.toContain('CONTRACT_TOUCHED');
+    expect(second.verdict).toBe('accept');
+  });
+});
