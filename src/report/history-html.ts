@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { AgentRecord, FlakyTest, RejectionCount, SlowTest } from '../history/queries.js';
 import { byCodePoint } from '../util/compare.js';
-import { STYLE } from './html/assets.js';
 import { esc, plural, scrollingTable } from './html/escape.js';
+import { contentSecurityPolicy, pageHead } from './html/page.js';
 
 /** What the dashboard shows: the answers of the `history` commands, for one scope. */
 export interface DashboardData {
@@ -19,22 +18,12 @@ export interface DashboardData {
   agents: readonly AgentRecord[];
 }
 
-const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-
 /**
- * No script at all, only the page's own style, nothing fetched: every name on
- * the page (tests, identities, messages) was written by some patch's author.
- * The bars are SVG geometry, not inline styles, which the policy would block.
+ * No script at all: every name on the page (tests, identities, messages) was
+ * written by some patch's author. The bars are SVG geometry, not inline
+ * styles, which the policy would block.
  */
-const CSP = [
-  "default-src 'none'",
-  `style-src ${hash(STYLE)}`,
-  "script-src 'none'",
-  "img-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
-if (/["&<>]/.test(CSP)) throw new Error('history.html: the CSP must not need escaping');
+const CSP = contentSecurityPolicy(undefined);
 
 const BAR_WIDTH = 160;
 
@@ -135,17 +124,7 @@ function slowestSection(rows: readonly SlowTest[]): string {
 export function renderHistoryDashboard(data: DashboardData): string {
   const scope = data.repository ?? 'every repository';
   const since = data.since !== undefined ? ` since ${data.since}` : '';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${esc(`patchgate history · ${scope}`)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
+  return `${pageHead(`patchgate history · ${scope}`, CSP)}
 <header>
 <h1>patchgate history</h1>
 <p id="scope">${esc(scope)}${esc(since)} in <code>${esc(data.where)}</code>: ${plural(data.runs.check, 'check run')}, ${plural(data.runs.record, 'main-branch record')}</p>

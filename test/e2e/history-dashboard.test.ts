@@ -14,6 +14,7 @@ import type { HistoryRun, TestResult } from '../../src/history/run.js';
 import { historyLocation, openHistory } from '../../src/history/store.js';
 import { writeRun } from '../../src/history/write.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';
+import { historyRun, testResult } from '../helpers/history-rows.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HOSTILE_NAME = '<img src=x onerror="document.title=1">Mallory';
@@ -26,27 +27,20 @@ const requests: string[] = [];
 const errors: string[] = [];
 let cli: { code: number; stdout: string; stderr: string };
 
-function result(id: string, side: TestResult['side'], fields: Partial<TestResult> = {}): TestResult {
-  return { side, testId: id, runs: 1, passed: 1, failed: 0, skipped: 0, flaky: false, ...fields };
-}
+const result = testResult;
 
 beforeAll(async () => {
   const repo = GitDir.create({ '.gitignore': '.patchgate\n', 'a.txt': 'a\n' });
   const repository = repositoryKeyOf(undefined, repo.dir);
   const db = await openHistory(historyLocation({}, repo.dir));
-  const run = (i: number, fields: Partial<HistoryRun>): HistoryRun => ({
-    repository,
-    kind: 'check',
-    recordedAt: `2026-11-${String(2 + i).padStart(2, '0')}T10:00:00.000Z`,
-    baseCommit: `base${i}`,
-    headCommit: `head${i}`,
-    verdict: 'accept',
-    authors: [],
-    findings: [],
-    tests: [],
-    artifacts: [],
-    ...fields,
-  });
+  const run = (i: number, fields: Partial<HistoryRun>): HistoryRun =>
+    historyRun({
+      repository,
+      recordedAt: `2026-11-${String(2 + i).padStart(2, '0')}T10:00:00.000Z`,
+      baseCommit: `base${i}`,
+      headCommit: `head${i}`,
+      ...fields,
+    });
   try {
     await writeRun(
       db,

@@ -27,11 +27,12 @@ const CALC = 'def add(a, b):\n    return a + b\n';
 const TESTS =
   'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(0, 7) == 7\n';
 
-function pythonRepo(extra: Files = {}): GitDir {
+function pythonRepo(extra: Files = {}, config: Record<string, unknown> = {}): GitDir {
   return GitDir.create({
     'patchgate.config.json': JSON.stringify({
       fixtures: { enabled: false },
       tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
+      ...config,
     }),
     '.gitignore': '.patchgate\n__pycache__\n.hypothesis\n',
     'src/calc.py': CALC,
@@ -53,25 +54,72 @@ function agentPatch(repo: GitDir, files: Files, author = 'Agent Smith <smith@age
   );
 }
 
-async function check(repo: GitDir, extra: string[] = []) {
+/** One `check` against main: of `head` (HEAD by default; null for the working tree), with `--history` unless told. */
+async function check(
+  repo: GitDir,
+  {
+    head = 'HEAD',
+    history = true,
+    extra = [],
+  }: { head?: string | null; history?: boolean; extra?: string[] } = {},
+) {
   const out = tempDir('pg-history-out-');
   const r = await runCli(
     [
       'check',
       '--base',
       'main',
-      '--head',
-      'HEAD',
+      ...(head !== null ? ['--head', head] : []),
       '--out',
       out,
       '--today',
       '2026-12-01',
-      '--history',
+      ...(history ? ['--history'] : []),
       ...extra,
     ],
     { cwd: repo.dir },
   );
   return { ...r, out };
+}
+
+/**
+ * A repository whose test flakes on the main branch when its CI says so
+ * (FLAKE_MARKER, which the sandbox never passes on) and, on `agent`, as
+ * `test` decides once `src/feature.py` is there; `config` adds to the config.
+ */
+function flakeRepo(test: string, config: Record<string, unknown> = {}, files: Files = {}): GitDir {
+  const repo = pythonRepo(
+    {
+      'flake_signatures.json': '{"signatures": []}\n',
+      '.gitignore': '.patchgate\n__pycache__\n.ran\n',
+      'tests/test_flaky.py': test,
+      ...files,
+    },
+    { signatures: {}, ...config },
+  );
+  repo.git('checkout', '-q', '-b', 'agent');
+  repo.write({ 'src/feature.py': 'FEATURE = True\n' });
+  repo.commit('agent: add a feature module');
+  repo.git('checkout', '-q', 'main');
+  return repo;
+}
+
+/** The findings of `agent` against main, judged with or without the history. */
+async function agentFindings(repo: GitDir, history: boolean) {
+  const r = await check(repo, { head: 'agent', history });
+  return readScorecard(r.out, r).findings;
+}
+
+/** Two real pytest runs of main, the first failing the flaky test, recorded into the history by `record`. */
+async function recordMainFlake(repo: GitDir): Promise<void> {
+  const marker = path.join(tempDir(), 'marker');
+  for (const [i, at] of ['2026-11-20T10:00:00Z', '2026-11-20T11:00:00Z'].entries()) {
+    const junit = path.join(tempDir(), `main-${i}.xml`);
+    pytest(repo, junit, { FLAKE_MARKER: marker });
+    const r = await runCli(['record', '--junit', junit, '--history', '--at', at], { cwd: repo.dir });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }
 }
 
 async function historyJson(repo: GitDir, ...args: string[]) {
@@ -106,7 +154,7 @@ describe('check --history and record --history write the run history', { timeout
   it('records a rejected patch with its findings, authors and test results, and answers from it', async () => {
     const repo = pythonRepo();
     agentPatch(repo, { 'src/calc.py': 'def add(a, b):\n    return a + b + (1 if a == 2 else 0)\n' });
-    const r = await check(repo, ['--ci-run', '4242']);
+    const r = await check(repo, { extra: ['--ci-run', '4242'] });
     const card = readScorecard(r.out, r);
     expect(card.verdict).toBe('reject');
     expect(card.findings.map((f) => f.code)).toContain('REGRESSION');
@@ -245,6 +293,26 @@ describe('check --history and record --history write the run history', { timeout
     const ciRun = await runCli(['check', '--base', 'main', '--ci-run', '7'], { cwd: repo.dir });
     expect(ciRun.code).toBe(2);
     expect(ciRun.stderr).toContain('--ci-run is kept with the run in the history: it needs --history');
+    const blankRun = await runCli(['check', '--base', 'main', '--history', '--ci-run', ' '], {
+      cwd: repo.dir,
+    });
+    expect(blankRun.code).toBe(2);
+    expect(blankRun.stderr).toContain(
+      "check: --ci-run must name the CI run (e.g. GitHub's run id); it must not be blank",
+    );
+    const by = await runCli(['history', 'rejections', '--by', 'month'], { cwd: repo.dir });
+    expect(by.code).toBe(2);
+    expect(by.stderr).toContain("history rejections: --by must be day or week, got 'month'");
+    const blankRepo = await runCli(['history', 'agents', '--repository', ''], { cwd: repo.dir });
+    expect(blankRepo.code).toBe(2);
+    expect(blankRepo.stderr).toContain(
+      'history agents: --repository must name a repository; it must not be blank',
+    );
+    const dry = await runCli(['record', '--junit', junit, '--history', '--dry-run'], { cwd: repo.dir });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('dry run: the run history was not written');
+    const after = await runCli(['history', 'agents', '--json'], { cwd: repo.dir });
+    expect(JSON.parse(after.stdout).runs).toEqual({ check: 0, record: 1 });
   });
 });
 
@@ -330,62 +398,16 @@ def test_sometimes():
         assert not first, "first run of the day fails"
 `;
 
-  function flakyRepo(): GitDir {
-    const repo = GitDir.create({
-      'patchgate.config.json': JSON.stringify({
-        fixtures: { enabled: false },
-        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
-        signatures: {},
-      }),
-      'flake_signatures.json': '{"signatures": []}\n',
-      '.gitignore': '.patchgate\n__pycache__\n.ran\n',
-      'src/calc.py': CALC,
-      'tests/test_flaky.py': FLAKY,
-    });
-    repo.git('checkout', '-q', '-b', 'agent');
-    repo.write({ 'src/feature.py': 'FEATURE = True\n' });
-    repo.commit('agent: add a feature flag');
-    repo.git('checkout', '-q', 'main');
-    return repo;
-  }
-
-  async function judgeAgent(repo: GitDir, history: boolean) {
-    const out = tempDir('pg-history-out-');
-    const r = await runCli(
-      [
-        'check',
-        '--base',
-        'main',
-        '--head',
-        'agent',
-        '--out',
-        out,
-        '--today',
-        '2026-12-01',
-        ...(history ? ['--history'] : []),
-      ],
-      { cwd: repo.dir },
-    );
-    return { ...r, card: readScorecard(out, r) };
-  }
-
   it('a failure the head gives once, of a test that flaked on the main branch, is pre-existing by the record', async () => {
-    const repo = flakyRepo();
-    const marker = path.join(tempDir(), 'marker');
-    for (const [i, at] of ['2026-11-20T10:00:00Z', '2026-11-20T11:00:00Z'].entries()) {
-      const junit = path.join(tempDir(), `main-${i}.xml`);
-      pytest(repo, junit, { FLAKE_MARKER: marker });
-      const r = await runCli(['record', '--junit', junit, '--history', '--at', at], { cwd: repo.dir });
-      expect(r.code).toBe(0);
-    }
+    const repo = flakeRepo(FLAKY);
+    await recordMainFlake(repo);
+    const judge = (history: boolean) => agentFindings(repo, history);
     // Without the history, the base's reruns are stable: the patch made the test flaky.
-    const without = await judgeAgent(repo, false);
-    expect(without.card.findings.map((f) => f.code)).toContain('NEW_FLAKE');
+    expect((await judge(false)).map((f) => f.code)).toContain('NEW_FLAKE');
 
-    const withHistory = await judgeAgent(repo, true);
-    const codes = withHistory.card.findings.map((f) => f.code);
-    expect(codes).not.toContain('NEW_FLAKE');
-    const f = withHistory.card.findings.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
+    const withHistory = await judge(true);
+    expect(withHistory.map((f) => f.code)).not.toContain('NEW_FLAKE');
+    const f = withHistory.find((x) => x.code === 'PREEXISTING_FLAKE_UNFROZEN');
     expect(f?.message).toContain(
       'it is flaky on the base too (the run history saw it flake in 1 of 2 trusted run(s) since 2026-11-01, last on 2026-11-20T11:00:00.000Z)',
     );
@@ -430,50 +452,14 @@ def test_sometimes():
 `;
 
   it('a test the head makes flaky, that flaked on the main branch, is pre-existing by the record: no base reruns', async () => {
-    const repo = GitDir.create({
-      'patchgate.config.json': JSON.stringify({
-        fixtures: { enabled: false },
-        tests: { preset: 'pytest', env: { PYTHONPATH: 'src' } },
-        signatures: {},
-        stability: { runs: 3 },
-      }),
-      'flake_signatures.json': '{"signatures": []}\n',
-      'stability_freeze.json': '{"freezes": []}\n',
-      '.gitignore': '.patchgate\n__pycache__\n.ran\n',
-      'src/calc.py': CALC,
-      'tests/test_flaky.py': FLAKY,
-    });
-    repo.git('checkout', '-q', '-b', 'agent');
-    repo.write({ 'src/feature.py': 'ON = True\n' });
-    repo.commit('agent: add a feature module');
-    repo.git('checkout', '-q', 'main');
-    const marker = path.join(tempDir(), 'marker');
-    for (const [i, at] of ['2026-11-20T10:00:00Z', '2026-11-20T11:00:00Z'].entries()) {
-      const junit = path.join(tempDir(), `main-${i}.xml`);
-      pytest(repo, junit, { FLAKE_MARKER: marker });
-      expect(
-        (await runCli(['record', '--junit', junit, '--history', '--at', at], { cwd: repo.dir })).code,
-      ).toBe(0);
-    }
-    const judge = async (history: boolean) => {
-      const out = tempDir('pg-history-out-');
-      const r = await runCli(
-        [
-          'check',
-          '--base',
-          'main',
-          '--head',
-          'agent',
-          '--out',
-          out,
-          '--today',
-          '2026-12-01',
-          ...(history ? ['--history'] : []),
-        ],
-        { cwd: repo.dir },
-      );
-      return readScorecard(out, r).findings.filter((f) => f.layer === 'stability');
-    };
+    const repo = flakeRepo(
+      FLAKY,
+      { stability: { runs: 3 } },
+      { 'stability_freeze.json': '{"freezes": []}\n' },
+    );
+    await recordMainFlake(repo);
+    const judge = async (history: boolean) =>
+      (await agentFindings(repo, history)).filter((f) => f.layer === 'stability');
     // Without the history, the base's reruns are stable: the patch made it flaky.
     expect((await judge(false)).map((f) => f.code)).toEqual(['NEW_FLAKE']);
     const [f, ...rest] = await judge(true);
@@ -594,14 +580,8 @@ describe('a working-tree head and the store beside it', { timeout: 240_000 }, ()
     repo.write({ 'src/calc.py': 'def add(a, b):\n    return b + a\n' });
     repo.commit('agent: commute');
     const once = async () => {
-      const out = tempDir('pg-history-out-');
-      const r = await runCli(
-        ['check', '--base', 'main', '--out', out, '--today', '2026-12-01', '--history'],
-        {
-          cwd: repo.dir,
-        },
-      );
-      return readScorecard(out, r);
+      const r = await check(repo, { head: null });
+      return readScorecard(r.out, r);
     };
     expect((await once()).verdict).toBe('accept');
     expect(existsSync(path.join(repo.dir, '.patchgate', 'history.sqlite'))).toBe(true);

@@ -7,6 +7,7 @@ import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import {
   agentRecords,
+  type FlakyTest,
   flakyTests,
   type HistoryScope,
   rejectionsByCode,
@@ -14,6 +15,7 @@ import {
   slowestTests,
 } from '../../history/queries.js';
 import { renderHistoryDashboard } from '../../report/history-html.js';
+import { byCodePoint } from '../../util/compare.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { openRepoHistory, type RepoHistory } from '../history-store.js';
 import type { CliIO } from '../io.js';
@@ -166,50 +168,88 @@ async function ownerLookup(
   return () => undefined;
 }
 
+/** Opens the scope's store, answers, closes it whatever happens. */
+async function withStore<T>(
+  io: CliIO,
+  flags: ScopeFlags,
+  command: string,
+  fn: (o: Opened) => Promise<T>,
+): Promise<T> {
+  const o = await open(io, flags, command);
+  try {
+    return await fn(o);
+  } finally {
+    await o.db.close();
+  }
+}
+
+interface Answer<T> {
+  rows: readonly T[];
+  title: string;
+  /** What to say when there are no rows: never a bare empty table. */
+  none: string;
+  head: string[];
+  cells(row: T): string[];
+  /** Lines printed after the table. */
+  after?: (rows: readonly T[]) => string;
+}
+
+/** One answer as JSON (`--json`), or as its header line and a table. */
+function print<T>(io: CliIO, o: Opened, asJson: boolean, a: Answer<T>): number {
+  if (asJson) {
+    json(io, o, a.rows);
+    return 0;
+  }
+  io.stdout.write(header(o, a.title));
+  if (a.rows.length === 0) {
+    io.stdout.write(`  ${a.none}\n`);
+    return 0;
+  }
+  io.stdout.write(table([a.head, ...a.rows.map(a.cells)]));
+  if (a.after) io.stdout.write(a.after(a.rows));
+  return 0;
+}
+
+/** The flaky tests with their CODEOWNERS owner, for `flaky` and the dashboard alike. */
+async function flakyWithOwners(o: Opened, limit: number): Promise<(FlakyTest & { owner?: string })[]> {
+  const owner = await ownerLookup(o.git, o.root);
+  return (await flakyTests(o.db, o.scope, limit)).map((t) => {
+    const who = owner(t.file);
+    return { ...t, ...(who !== undefined ? { owner: who } : {}) };
+  });
+}
+
 async function flaky(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommand(HISTORY_FLAKY, args, io);
   if (!parsed) return 0;
   const { values } = parsed;
   const limit = limitOf(values.limit, 'history flaky');
-  const o = await open(io, values, 'history flaky');
-  try {
-    const owner = await ownerLookup(o.git, o.root);
-    const rows = (await flakyTests(o.db, o.scope, limit)).map((t) => {
-      const who = owner(t.file);
-      return { ...t, ...(who !== undefined ? { owner: who } : {}) };
-    });
-    if (values.json) {
-      json(io, o, rows);
-      return 0;
-    }
-    io.stdout.write(header(o, 'Flaky tests'));
-    if (rows.length === 0) {
-      io.stdout.write('  no test flaked on a trusted run\n');
-      return 0;
-    }
-    const cells = [['rate', 'flaky/runs', 'first seen', 'last seen', 'test']];
-    for (const t of rows)
-      cells.push([
+  return withStore(io, values, 'history flaky', async (o) =>
+    print(io, o, values.json, {
+      rows: await flakyWithOwners(o, limit),
+      title: 'Flaky tests',
+      none: 'no test flaked on a trusted run',
+      head: ['rate', 'flaky/runs', 'first seen', 'last seen', 'test'],
+      cells: (t) => [
         `${(t.rate * 100).toFixed(1)}%`,
         `${t.flakyRuns}/${t.runs}`,
         minute(t.firstSeen),
         minute(t.lastSeen),
         t.testId,
-      ]);
-    io.stdout.write(table(cells));
-    io.stdout.write('\n');
-    for (const t of rows) {
-      const facts = [
-        t.file !== undefined ? `file ${t.file}` : undefined,
-        t.owner !== undefined ? `owner ${t.owner}` : 'no owner in CODEOWNERS',
-        t.template !== undefined ? `latest failure ${t.template}` : undefined,
-      ].filter((f): f is string => f !== undefined);
-      io.stdout.write(`  ${t.testId}: ${facts.join('; ')}\n`);
-    }
-    return 0;
-  } finally {
-    await o.db.close();
-  }
+      ],
+      after: (rows) =>
+        `\n${rows
+          .map((t) => {
+            const facts = [
+              t.file !== undefined ? `file ${t.file}` : undefined,
+              t.owner !== undefined ? `owner ${t.owner}` : 'no owner in CODEOWNERS',
+              t.template !== undefined ? `latest failure ${t.template}` : undefined,
+            ].filter((f): f is string => f !== undefined);
+            return `  ${t.testId}: ${facts.join('; ')}\n`;
+          })
+          .join('')}`,
+    }),
+  );
 }
 
 async function slowest(args: string[], io: CliIO): Promise<number> {
@@ -217,25 +257,15 @@ async function slowest(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values } = parsed;
   const limit = limitOf(values.limit, 'history slowest');
-  const o = await open(io, values, 'history slowest');
-  try {
-    const rows = await slowestTests(o.db, o.scope, limit);
-    if (values.json) {
-      json(io, o, rows);
-      return 0;
-    }
-    io.stdout.write(header(o, 'Slowest tests'));
-    if (rows.length === 0) {
-      io.stdout.write('  no trusted run reported a test duration\n');
-      return 0;
-    }
-    const cells = [['mean', 'max', 'runs', 'test']];
-    for (const t of rows) cells.push([`${t.meanMs} ms`, `${t.maxMs} ms`, String(t.runs), t.testId]);
-    io.stdout.write(table(cells));
-    return 0;
-  } finally {
-    await o.db.close();
-  }
+  return withStore(io, values, 'history slowest', async (o) =>
+    print(io, o, values.json, {
+      rows: await slowestTests(o.db, o.scope, limit),
+      title: 'Slowest tests',
+      none: 'no trusted run reported a test duration',
+      head: ['mean', 'max', 'runs', 'test'],
+      cells: (t) => [`${t.meanMs} ms`, `${t.maxMs} ms`, String(t.runs), t.testId],
+    }),
+  );
 }
 
 async function rejections(args: string[], io: CliIO): Promise<number> {
@@ -244,25 +274,15 @@ async function rejections(args: string[], io: CliIO): Promise<number> {
   const { values } = parsed;
   const by = values.by;
   if (by !== 'day' && by !== 'week') throw usage(`history rejections: --by must be day or week, got '${by}'`);
-  const o = await open(io, values, 'history rejections');
-  try {
-    const rows = await rejectionsByCode(o.db, o.scope, by);
-    if (values.json) {
-      json(io, o, rows);
-      return 0;
-    }
-    io.stdout.write(header(o, `Rejected patches by reason code, per ${by}`));
-    if (rows.length === 0) {
-      io.stdout.write('  no patch was rejected\n');
-      return 0;
-    }
-    const cells = [[by === 'week' ? 'week of' : 'day', 'patches', 'code']];
-    for (const r of rows) cells.push([r.period, String(r.patches), r.code]);
-    io.stdout.write(table(cells));
-    return 0;
-  } finally {
-    await o.db.close();
-  }
+  return withStore(io, values, 'history rejections', async (o) =>
+    print(io, o, values.json, {
+      rows: await rejectionsByCode(o.db, o.scope, by),
+      title: `Rejected patches by reason code, per ${by}`,
+      none: 'no patch was rejected',
+      head: [by === 'week' ? 'week of' : 'day', 'patches', 'code'],
+      cells: (r) => [r.period, String(r.patches), r.code],
+    }),
+  );
 }
 
 async function agents(args: string[], io: CliIO): Promise<number> {
@@ -270,39 +290,27 @@ async function agents(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values } = parsed;
   const limit = limitOf(values.limit, 'history agents');
-  const o = await open(io, values, 'history agents');
-  try {
-    const rows = await agentRecords(o.db, o.scope, limit);
-    if (values.json) {
-      json(io, o, rows);
-      return 0;
-    }
-    io.stdout.write(header(o, 'Patches by identity'));
-    if (rows.length === 0) {
-      io.stdout.write('  no judged patch names an identity\n');
-      return 0;
-    }
-    const cells = [['patches', 'accepted', 'rejected', 'errors', 'identity', 'rejected for']];
-    for (const a of rows)
-      cells.push([
+  return withStore(io, values, 'history agents', async (o) =>
+    print(io, o, values.json, {
+      rows: await agentRecords(o.db, o.scope, limit),
+      title: 'Patches by identity',
+      none: 'no judged patch names an identity',
+      head: ['patches', 'accepted', 'rejected', 'errors', 'identity', 'rejected for'],
+      cells: (a) => [
         String(a.patches),
         String(a.accepted),
         String(a.rejected),
         String(a.errored),
         `${a.names[0] ?? ''} <${a.email}>`,
         Object.entries(a.codes)
-          .sort(([x, m], [y, n]) => n - m || (x < y ? -1 : 1))
+          .sort(([x, m], [y, n]) => n - m || byCodePoint(x, y))
           .map(([code, n]) => `${code} ×${n}`)
           .join(', ') || '-',
-      ]);
-    io.stdout.write(table(cells));
-    io.stdout.write(
-      '\nIdentities are what the commits say (author, committer, Co-authored-by): a patch can sign as anyone.\n',
-    );
-    return 0;
-  } finally {
-    await o.db.close();
-  }
+      ],
+      after: () =>
+        '\nIdentities are what the commits say (author, committer, Co-authored-by): a patch can sign as anyone.\n',
+    }),
+  );
 }
 
 async function dashboard(args: string[], io: CliIO): Promise<number> {
@@ -310,19 +318,13 @@ async function dashboard(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values } = parsed;
   const limit = limitOf(values.limit, 'history dashboard');
-  const o = await open(io, values, 'history dashboard');
-  try {
-    const owner = await ownerLookup(o.git, o.root);
-    const flakyRows = (await flakyTests(o.db, o.scope, limit)).map((t) => {
-      const who = owner(t.file);
-      return { ...t, ...(who !== undefined ? { owner: who } : {}) };
-    });
+  return withStore(io, values, 'history dashboard', async (o) => {
     const html = renderHistoryDashboard({
       ...(o.scope.repository !== undefined ? { repository: o.scope.repository } : {}),
       where: o.where,
       ...(o.scope.since !== undefined ? { since: o.scope.since } : {}),
       runs: o.counts,
-      flaky: flakyRows,
+      flaky: await flakyWithOwners(o, limit),
       slowest: await slowestTests(o.db, o.scope, limit),
       rejections: await rejectionsByCode(o.db, o.scope, 'week'),
       agents: await agentRecords(o.db, o.scope, limit),
@@ -334,7 +336,5 @@ async function dashboard(args: string[], io: CliIO): Promise<number> {
       `wrote ${values.out}: ${o.scopeName}, ${o.counts.check} check run(s) and ${o.counts.record} main-branch record(s)\n`,
     );
     return 0;
-  } finally {
-    await o.db.close();
-  }
+  });
 }

@@ -11,6 +11,7 @@ import { openSqlite } from '../../../src/history/sqlite.js';
 import { historyLocation, openHistory } from '../../../src/history/store.js';
 import { writeRun } from '../../../src/history/write.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { historyRun, testResult } from '../../helpers/history-rows.js';
 import { postgresUnavailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { repoRoot } from '../../helpers/shared.js';
 
@@ -44,25 +45,8 @@ const ENGINES: Engine[] = [
   },
 ];
 
-function test(id: string, side: TestResult['side'], fields: Partial<TestResult> = {}): TestResult {
-  return { side, testId: id, runs: 1, passed: 1, failed: 0, skipped: 0, flaky: false, ...fields };
-}
-
-function run(fields: Partial<HistoryRun>): HistoryRun {
-  return {
-    repository: 'github.com/acme/app',
-    kind: 'check',
-    recordedAt: '2026-11-02T10:00:00.000Z',
-    baseCommit: 'b'.repeat(40),
-    headCommit: 'h'.repeat(40),
-    verdict: 'accept',
-    authors: [],
-    findings: [],
-    tests: [],
-    artifacts: [],
-    ...fields,
-  };
-}
+const test = testResult;
+const run = historyRun;
 
 const agent = { name: 'Agent A', email: 'Agent-A@agents.example', roles: ['author' as const], commits: 2 };
 const human = { name: 'Jane', email: 'jane@example.com', roles: ['co-author' as const], commits: 1 };

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { flakeHistoryFrom, windowStart } from '../../../src/history/flake-history.js';
+import type { TestResult } from '../../../src/history/run.js';
 import { historyLocation, openHistory } from '../../../src/history/store.js';
 import { writeRun } from '../../../src/history/write.js';
 import type { TestOutcome } from '../../../src/junit/model.js';
@@ -18,6 +19,7 @@ import {
 import type { TestIdParts } from '../../../src/runners/tests/presets.js';
 import type { SuiteRun } from '../../../src/runners/tests/session.js';
 import { tempDir } from '../../helpers/gitdir.js';
+import { historyRun, testResult } from '../../helpers/history-rows.js';
 
 type Status = 'passed' | 'failed';
 type Script = Record<string, Status[]>;
@@ -154,53 +156,33 @@ describe('classifyFailures with a run history', () => {
   async function history() {
     const root = tempDir();
     const db = await openHistory(historyLocation({}, root));
-    const main = (at: string, flaky: boolean) => ({
-      repository: 'r',
-      kind: 'record' as const,
-      recordedAt: at,
-      headCommit: `m${at}`,
-      authors: [],
-      findings: [],
-      artifacts: [],
-      tests: [
-        {
-          side: 'main' as const,
-          testId: 'tests/test_a.py::flaky',
-          runs: 2,
-          passed: 1,
-          failed: flaky ? 1 : 0,
-          skipped: 0,
-          flaky,
-          signature: { sha256: 'f'.repeat(64), template: 'AssertionError|assert flaky' },
-        },
-        {
-          side: 'main' as const,
-          testId: 'tests/test_a.py::steady',
-          runs: 1,
-          passed: 1,
-          failed: 0,
-          skipped: 0,
-          flaky: false,
-        },
-      ],
-    });
-    await writeRun(db, main('2026-11-20T00:00:00.000Z', true));
-    await writeRun(db, main('2026-11-25T00:00:00.000Z', false));
+    const main = (at: string, tests: TestResult[]) =>
+      historyRun({
+        repository: 'r',
+        kind: 'record',
+        recordedAt: at,
+        baseCommit: undefined,
+        headCommit: `m${at}`,
+        verdict: undefined,
+        tests,
+      });
+    const flaky = (failed: number) =>
+      testResult('tests/test_a.py::flaky', 'main', {
+        runs: 2,
+        failed,
+        flaky: failed > 0,
+        signature: { sha256: 'f'.repeat(64), template: 'AssertionError|assert flaky' },
+      });
+    const steady = testResult('tests/test_a.py::steady', 'main');
+    await writeRun(db, main('2026-11-20T00:00:00.000Z', [flaky(1), steady]));
+    await writeRun(db, main('2026-11-25T00:00:00.000Z', [flaky(0), steady]));
     // Long ago: outside the window, it must not count.
-    await writeRun(db, {
-      ...main('2026-01-01T00:00:00.000Z', true),
-      tests: [
-        {
-          side: 'main',
-          testId: 'tests/test_a.py::old',
-          runs: 2,
-          passed: 1,
-          failed: 1,
-          skipped: 0,
-          flaky: true,
-        },
-      ],
-    });
+    await writeRun(
+      db,
+      main('2026-01-01T00:00:00.000Z', [
+        testResult('tests/test_a.py::old', 'main', { runs: 2, failed: 1, flaky: true }),
+      ]),
+    );
     return { db, history: flakeHistoryFrom(db, '.patchgate/history.sqlite', 'r', windowStart('2026-12-01')) };
   }
 
