@@ -1,6 +1,6 @@
-import { pushAll } from '../util/arrays.js';
 import { byCodePoint } from '../util/compare.js';
-import type { SqlQueryable, SqlValue } from './sql.js';
+import { TRUSTED_SQL } from './run.js';
+import { inChunks, type SqlQueryable, type SqlValue } from './sql.js';
 
 /**
  * The questions the history answers, each one statement that runs unchanged
@@ -15,8 +15,6 @@ export interface HistoryScope {
   since?: string;
 }
 
-const TRUSTED = "('base', 'main')";
-
 function scopeWhere(scope: HistoryScope): { sql: string; params: SqlValue[] } {
   const parts: string[] = [];
   const params: SqlValue[] = [];
@@ -30,9 +28,6 @@ function scopeWhere(scope: HistoryScope): { sql: string; params: SqlValue[] } {
   }
   return { sql: parts.map((p) => ` AND ${p}`).join(''), params };
 }
-
-/** Bound values per IN list: well inside both engines' limits. */
-const IN_CHUNK = 500;
 
 /** The runs in scope, with when each was recorded: few beside the results they hold. */
 async function runsInScope(db: SqlQueryable, scope: HistoryScope): Promise<Map<number, string>> {
@@ -81,17 +76,11 @@ export async function flakyTests(
     signature: string | null;
     template: string | null;
   };
-  const select = `SELECT test_id, run_id, file, signature, template FROM patchgate_tests WHERE flaky = 1 AND side IN ${TRUSTED}`;
-  const flaky: Row[] = [];
-  if (testIds === undefined) pushAll(flaky, await db.query<Row>(select));
-  else
-    for (let i = 0; i < testIds.length; i += IN_CHUNK) {
-      const chunk = testIds.slice(i, i + IN_CHUNK);
-      pushAll(
-        flaky,
-        await db.query<Row>(`${select} AND test_id IN (${chunk.map(() => '?').join(', ')})`, chunk),
-      );
-    }
+  const select = `SELECT test_id, run_id, file, signature, template FROM patchgate_tests WHERE flaky = 1 AND side IN ${TRUSTED_SQL}`;
+  const flaky =
+    testIds === undefined
+      ? await db.query<Row>(select)
+      : await inChunks(testIds, (chunk, list) => db.query<Row>(`${select} AND test_id IN (${list})`, chunk));
   interface Acc {
     file?: string;
     n: number;
@@ -124,15 +113,13 @@ export async function flakyTests(
   }
   const ids = [...byTest.keys()];
   const totals = new Map<string, number>();
-  for (let i = 0; i < ids.length; i += IN_CHUNK) {
-    const chunk = ids.slice(i, i + IN_CHUNK);
-    const rows = await db.query<{ test_id: string; run_id: number }>(
-      `SELECT test_id, run_id FROM patchgate_tests WHERE test_id IN (${chunk.map(() => '?').join(', ')}) AND side IN ${TRUSTED}`,
+  const seen = await inChunks(ids, (chunk, list) =>
+    db.query<{ test_id: string; run_id: number }>(
+      `SELECT test_id, run_id FROM patchgate_tests WHERE test_id IN (${list}) AND side IN ${TRUSTED_SQL}`,
       chunk,
-    );
-    for (const r of rows)
-      if (at.has(Number(r.run_id))) totals.set(r.test_id, (totals.get(r.test_id) ?? 0) + 1);
-  }
+    ),
+  );
+  for (const r of seen) if (at.has(Number(r.run_id))) totals.set(r.test_id, (totals.get(r.test_id) ?? 0) + 1);
   return [...byTest.entries()]
     .map(([testId, a]): FlakyTest => {
       const runs = Math.max(totals.get(testId) ?? 0, a.n);
@@ -177,7 +164,7 @@ export async function slowestTests(
     `SELECT t.test_id AS test_id, MAX(t.file) AS file, COUNT(*) AS n,
             AVG(t.duration_ms) AS mean, MAX(t.duration_ms) AS worst
        FROM patchgate_tests t JOIN patchgate_runs r ON r.id = t.run_id
-      WHERE t.duration_ms IS NOT NULL AND t.side IN ${TRUSTED}${where.sql}
+      WHERE t.duration_ms IS NOT NULL AND t.side IN ${TRUSTED_SQL}${where.sql}
       GROUP BY t.test_id
       ORDER BY AVG(t.duration_ms) DESC, t.test_id
       LIMIT ?`,

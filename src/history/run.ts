@@ -15,6 +15,9 @@ export type HistorySide = 'base' | 'head' | 'overlay' | 'main';
 
 export const TRUSTED_SIDES: readonly HistorySide[] = ['base', 'main'];
 
+/** The trusted sides as an SQL list, `('base', 'main')`: our own constants, never a value from a run. */
+export const TRUSTED_SQL = `(${TRUSTED_SIDES.map((s) => `'${s}'`).join(', ')})`;
+
 /** One test's results in one side of one run: every time that side ran it, folded. */
 export interface TestResult {
   side: HistorySide;

@@ -52,6 +52,25 @@ export function numberedPlaceholders(sql: string): string {
   return out;
 }
 
+/** Bound values per IN list: well inside both engines' limits (SQLite 32,766, PostgreSQL 65,535). */
+const IN_CHUNK = 500;
+
+/**
+ * Rows for `values` asked in IN lists of a bounded size: `query` gets each
+ * chunk and its placeholders (`?, ?, ?`) and returns that chunk's rows.
+ */
+export async function inChunks<V extends SqlValue, R>(
+  values: readonly V[],
+  query: (chunk: V[], placeholders: string) => Promise<readonly R[]>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < values.length; i += IN_CHUNK) {
+    const chunk = values.slice(i, i + IN_CHUNK);
+    for (const row of await query(chunk, chunk.map(() => '?').join(', '))) out.push(row);
+  }
+  return out;
+}
+
 /** One serial queue: a transaction's statements must not interleave with another's on one connection. */
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();

@@ -1,7 +1,7 @@
-import { pushAll } from '../util/arrays.js';
+import type { FailureSignature } from '../signatures/signature.js';
 import type { HistoryRun, TestResult } from './run.js';
-import { artifactDigest, MAX_ARTIFACT_CHARS, TRUSTED_SIDES } from './run.js';
-import type { SqlDb, SqlQueryable, SqlValue } from './sql.js';
+import { artifactDigest, MAX_ARTIFACT_CHARS, TRUSTED_SIDES, TRUSTED_SQL } from './run.js';
+import { inChunks, type SqlDb, type SqlQueryable, type SqlValue } from './sql.js';
 
 /** Rows per INSERT: far below both engines' limits on bound values, and one round trip each on PostgreSQL. */
 const BATCH_ROWS = 400;
@@ -49,39 +49,43 @@ async function withEarlierRuns(tx: SqlQueryable, run: HistoryRun): Promise<reado
     [run.repository, commit, run.repository, commit],
   );
   if (runs.length === 0) return run.tests;
-  const earlier: {
-    test_id: string;
-    passed: number;
-    failed: number;
-    signature: string | null;
-    template: string | null;
-  }[] = [];
-  for (let i = 0; i < runs.length; i += 500) {
-    const ids = runs.slice(i, i + 500).map((r) => Number(r.id));
-    pushAll(
-      earlier,
-      await tx.query(
+  const earlier = await inChunks(
+    runs.map((r) => Number(r.id)),
+    (ids, list) =>
+      tx.query<{
+        test_id: string;
+        passed: number;
+        failed: number;
+        signature: string | null;
+        template: string | null;
+      }>(
         `SELECT test_id, passed, failed, signature, template FROM patchgate_tests
-          WHERE run_id IN (${ids.map(() => '?').join(', ')}) AND side IN ('base', 'main')`,
+          WHERE run_id IN (${list}) AND side IN ${TRUSTED_SQL}`,
         ids,
       ),
-    );
-  }
+  );
   if (earlier.length === 0) return run.tests;
-  const seen = new Map<string, { passed: boolean; failed?: { sha256: string; template: string } }>();
+  interface Seen {
+    passed: boolean;
+    failed: boolean;
+    signature?: FailureSignature;
+  }
+  const seen = new Map<string, Seen>();
   for (const e of earlier) {
-    const s = seen.get(e.test_id) ?? { passed: false };
+    const s = seen.get(e.test_id) ?? { passed: false, failed: false };
     if (Number(e.passed) > 0) s.passed = true;
-    if (Number(e.failed) > 0 && e.signature !== null && e.template !== null)
-      s.failed = { sha256: e.signature, template: e.template };
-    else if (Number(e.failed) > 0 && !s.failed) s.failed = { sha256: '', template: '' };
+    if (Number(e.failed) > 0) {
+      s.failed = true;
+      if (e.signature !== null && e.template !== null)
+        s.signature = { sha256: e.signature, template: e.template };
+    }
     seen.set(e.test_id, s);
   }
   return run.tests.map((t) => {
     const s = seen.get(t.testId);
     if (!s || t.flaky || !trusted(t)) return t;
     if (t.passed > 0 && s.failed) {
-      const signature = t.signature ?? (s.failed.sha256 !== '' ? s.failed : undefined);
+      const signature = t.signature ?? s.signature;
       return { ...t, flaky: true, ...(signature ? { signature } : {}) };
     }
     if (t.failed > 0 && s.passed) return { ...t, flaky: true };
