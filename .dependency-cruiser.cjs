@@ -19,7 +19,7 @@
  */
 const TIERS = [
   ['src/errors.ts', 'src/codes.ts'],
-  ['src/util/', 'src/json/', 'src/junit/', 'src/signatures/'],
+  ['src/util/', 'src/json/', 'src/junit/', 'src/signatures/', 'src/shard/'],
   ['src/sandbox/', 'src/git/'],
   ['src/runners/'],
   ['src/config/'],

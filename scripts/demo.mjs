@@ -108,13 +108,22 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 }
 
 /** Runs the gate with its output kept in `log`, so patches judged at the same time do not interleave. */
-function runCheck(cwd, out, exampleDir, log) {
+function runCheck(cwd, out, exampleDir, log, extra = []) {
+  return runCli(
+    cwd,
+    ['check', '--base', 'main', '--head', 'agent', '--out', out, '--today', TODAY, '--all-layers', ...extra],
+    exampleDir,
+    log,
+  );
+}
+
+function runCli(cwd, args, exampleDir, log) {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [cli, 'check', '--base', 'main', '--head', 'agent', '--out', out, '--today', TODAY, '--all-layers'],
-      { cwd, env: cliEnv(exampleDir), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd,
+      env: cliEnv(exampleDir),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     child.stdout.on('data', (b) => log.out.push(b));
     child.stderr.on('data', (b) => log.err.push(b));
@@ -145,6 +154,29 @@ function readScorecard(out) {
   }
 }
 
+/**
+ * The example on `main` (with the patch's `.base.patch` committed by a human
+ * first, if there is one) and the patch committed on `agent`, in `dir`: the
+ * same commits on every run, so the same scorecard.
+ */
+function patchedRepo(dir, exampleDir, file, name) {
+  cpSync(exampleDir, dir, { recursive: true });
+  git(dir, HUMAN, 'init', '-q', '-b', 'main');
+  git(dir, HUMAN, 'add', '-A');
+  git(dir, HUMAN, 'commit', '-q', '-m', 'initial');
+  // What a human (or the main branch's CI) committed before the agent branched: `NN-name.base.patch`.
+  const before = file.replace(/\.patch$/, '.base.patch');
+  if (existsSync(before)) {
+    git(dir, HUMAN, 'apply', before);
+    git(dir, HUMAN, 'add', '-A');
+    git(dir, HUMAN, 'commit', '-q', '-m', `human: before ${name}`);
+  }
+  git(dir, AGENT, 'checkout', '-q', '-b', 'agent');
+  git(dir, AGENT, 'apply', file);
+  git(dir, AGENT, 'add', '-A');
+  git(dir, AGENT, 'commit', '-q', '-m', `agent: ${name}`);
+}
+
 async function demoPatch(exampleDir, file, log) {
   const name = `${path.basename(exampleDir)}/${path.basename(file, '.patch')}`;
   const header = headerOf(readFileSync(file, 'utf8'));
@@ -160,21 +192,7 @@ async function demoPatch(exampleDir, file, log) {
   rmSync(out, { recursive: true, force: true });
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'pg-demo-')));
   try {
-    cpSync(exampleDir, dir, { recursive: true });
-    git(dir, HUMAN, 'init', '-q', '-b', 'main');
-    git(dir, HUMAN, 'add', '-A');
-    git(dir, HUMAN, 'commit', '-q', '-m', 'initial');
-    // What a human (or the main branch's CI) committed before the agent branched: `NN-name.base.patch`.
-    const before = file.replace(/\.patch$/, '.base.patch');
-    if (existsSync(before)) {
-      git(dir, HUMAN, 'apply', before);
-      git(dir, HUMAN, 'add', '-A');
-      git(dir, HUMAN, 'commit', '-q', '-m', `human: before ${name}`);
-    }
-    git(dir, AGENT, 'checkout', '-q', '-b', 'agent');
-    git(dir, AGENT, 'apply', file);
-    git(dir, AGENT, 'add', '-A');
-    git(dir, AGENT, 'commit', '-q', '-m', `agent: ${name}`);
+    patchedRepo(dir, exampleDir, file, name);
 
     log.line(
       `$ patchgate check --base main --head agent --out ${path.relative(repoRoot, out)} --today ${TODAY} --all-layers\n`,
@@ -282,8 +300,67 @@ async function main() {
       ? `all ${results.length} verdicts as expected`
       : `${failed} of ${results.length} verdicts differ from their patch header`,
   );
+  const sharded = [];
+  for (const s of SHARDED) {
+    const job = jobs.find(
+      (j) => `${path.basename(j.exampleDir)}/${path.basename(j.file, '.patch')}` === s.name,
+    );
+    if (!job || interrupted) continue;
+    sharded.push(await demoShards(job.exampleDir, job.file, s.name, s.total));
+  }
+  for (const r of sharded) console.log(r.line);
   console.log(`reports in ${reportsDir}`);
-  return failed === 0 ? 0 : 1;
+  return failed === 0 && sharded.every((r) => r.ok) ? 0 : 1;
+}
+
+/**
+ * A big repository's CI splits the gate over parallel jobs: `check --shard
+ * I/N` on each, `merge` of their parts. Two of the patches are judged that
+ * way too, and the merged scorecard must be the one check's but for its
+ * timings and the shards' bookkeeping.
+ */
+const SHARDED = [
+  { name: 'python-invoice/02-rename-and-skip', total: 3 },
+  { name: 'invoice/05-check-never-fails', total: 2 },
+];
+
+/** The scorecard as one run and a merge of shards must both give it: no timings, no shard bookkeeping. */
+function comparable(card) {
+  const { timings: _t, shards: _s, shard: _p, ...rest } = card;
+  return JSON.parse(JSON.stringify(rest).replace(/tests\/shard-[0-9]+\//g, 'tests/'));
+}
+
+async function demoShards(exampleDir, file, name, total) {
+  const out = path.join(reportsDir, 'shards', name);
+  rmSync(out, { recursive: true, force: true });
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'pg-demo-')));
+  const log = newLog();
+  try {
+    patchedRepo(dir, exampleDir, file, name);
+    const parts = Array.from({ length: total }, (_, i) => path.join(out, `shard-${i + 1}`));
+    let next = 0;
+    const worker = async () => {
+      while (!interrupted && next < total) {
+        const i = next++;
+        await runCheck(dir, parts[i], exampleDir, newLog(), ['--shard', `${i + 1}/${total}`, '--quiet']);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, worker));
+    const merged = path.join(out, 'merged');
+    const code = await runCli(dir, ['merge', ...parts, '--out', merged, '--quiet'], exampleDir, log);
+    const one = readScorecard(path.join(reportsDir, name));
+    const card = readScorecard(merged);
+    const same = one && card && JSON.stringify(comparable(one)) === JSON.stringify(comparable(card));
+    const where = path.relative(repoRoot, merged);
+    return {
+      ok: Boolean(same),
+      line: same
+        ? `sharded: ${name} in ${total} shards, merged (exit ${code}, ${card.verdict}) into the scorecard one check gave, but for timings and shard bookkeeping: ${where}`
+        : `sharded: ${name} in ${total} shards — MISMATCH: the merged scorecard (${where}, exit ${code}) differs from the unsharded one`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 process.exitCode = await main();

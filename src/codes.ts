@@ -380,6 +380,29 @@ export const REASON_CODES = {
     why: "What the base's tests said on that run is not what the base's tests are: the run cannot count. The committed bytes are put back before the next layer.",
     next: 'Remove the write from the production code or install script the finding points at: code under test must not edit the tests that judge it.',
   },
+  SHARD_MISSING: {
+    meaning:
+      '`patchgate merge` was not given the part of one of the shards (`check --shard i/n` writes one per shard): part of the tests, properties or seed replays of the run is unaccounted for.',
+    why: 'A verdict over some shards is a verdict over some of the evidence: the gate cannot decide (verdict error).',
+    next: "Make the merge job wait for every shard job and download every shard's out folder (a matrix job that failed still leaves its part when it wrote one); rerun the missing shard if it wrote none.",
+  },
+  SHARD_DUPLICATE: {
+    meaning: '`patchgate merge` was given two parts that claim the same shard index.',
+    why: 'Two answers for one share of the work cannot both be the run: the gate cannot decide which (verdict error).',
+    next: 'Give each job of the CI matrix its own index (--shard I/N with I from the matrix) and its own artifact name, then merge one part per shard.',
+  },
+  SHARD_FOREIGN: {
+    meaning:
+      'A part given to `patchgate merge` is of another run: another base or head commit, another head tree, another base config, another shard count or another day.',
+    why: 'Evidence about another patch says nothing about this one: the part is left out and the gate cannot decide (verdict error).',
+    next: 'Merge only the parts of one pipeline run: download the artifacts of this run, not a cached or older one, and give every shard the same --base, --head, --today and shard total.',
+  },
+  SHARD_DISAGREEMENT: {
+    meaning:
+      'Shards of one run computed something every shard computes alike differently: the plan of which shard runs which test file, the sandbox, or the findings of a whole-repository check.',
+    why: 'The whole-repository checks are deterministic on the same inputs; shards that differ ran on different inputs or machines, and the gate cannot tell which is right (verdict error).',
+    next: 'Give every shard the same inputs: the same history store (or none, with --history on every shard or on none), the same patchgate version and the same machine image; the finding names the shards and what differed.',
+  },
   CONFIG_INVALID: {
     meaning: 'The config or a contract file could not be read or is invalid.',
     why: 'The gate cannot decide (verdict error).',

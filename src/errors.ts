@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'HISTORY_UNAVAILABLE'
   | 'HISTORY_UNSAFE'
   | 'HISTORY_INCOMPATIBLE'
+  // A file given to `patchgate merge` that is no shard part.
+  | 'SHARD_PART_INVALID'
   // Codes of the test-runner module (src/runners/tests/errors.ts), input errors too.
   | 'UNKNOWN_PRESET'
   | 'COMMAND_INVALID'

@@ -38,7 +38,9 @@ export { MIGRATIONS, type Migration, migrate, SCHEMA_VERSION } from './history/m
 export {
   type AgentRecord,
   agentRecords,
+  type FileDurations,
   type FlakyTest,
+  fileDurations,
   flakyTests,
   type HistoryScope,
   type RejectionCount,
@@ -94,6 +96,14 @@ export {
 } from './layers/seeds/define-seed-property.js';
 export type { ExampleCount, ReplayStatus, SeedReplay } from './layers/seeds/model.js';
 export { type ReplayTapeOptions, replayTape, type TapeReplay } from './layers/seeds/replay-tape.js';
+export {
+  type ArtifactMerge,
+  agreed,
+  byUnit,
+  type MergeContext,
+  ShardDisagreement,
+  type ShardMerge,
+} from './layers/shard-merge.js';
 export type {
   Artifact,
   Evidence,
@@ -101,6 +111,7 @@ export type {
   FrozenItem,
   Layer,
   LayerContext,
+  LayerOutcome,
   Override,
   PropertyProof,
   Severity,
@@ -110,12 +121,33 @@ export {
   type GateHooks,
   type GateTestRun,
   LAYERS,
+  mergeShards,
   type RunGateOptions,
+  type RunShardOptions,
   runGate,
+  runShard,
 } from './pipeline.js';
 export { renderMarkdown } from './report/markdown.js';
-export type { LayerStatus, LayerSummary, Scorecard, Verdict } from './report/scorecard.js';
+export type {
+  LayerStatus,
+  LayerSummary,
+  MergedShards,
+  Scorecard,
+  ShardOfRun,
+  Verdict,
+} from './report/scorecard.js';
 export { stableStringify } from './report/stable-json.js';
 export { renderTerminal } from './report/terminal.js';
+export {
+  MAX_SHARDS,
+  parseShardSpec,
+  type RecordedDurations,
+  ShardSlice,
+  type ShardSpec,
+  type TestFilePlan,
+} from './shard/plan.js';
 export { normalizeMessage, type SignatureScheme } from './signatures/normalize.js';
 export { failureSignature } from './signatures/signature.js';
+export type { MergeResult, SourcedPart } from './steps/merge-parts.js';
+export { type LayerPart, parseShardPart, SHARD_PART_SCHEMA, type ShardPart } from './steps/shard-part.js';
+export type { DurationSource, ShardRequest } from './steps/shard-plan.js';

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { InternalError } from './errors.js';
 import type { Exec } from './git/exec.js';
 import type { TestOutcome } from './junit/model.js';
 import { claimsLayer } from './layers/claims/claims-layer.js';
@@ -12,16 +14,21 @@ import { stabilityLayer } from './layers/stability/stability-layer.js';
 import { missingSubmoduleWarnings } from './layers/submodule-finding.js';
 import { testEditsLayer } from './layers/test-edits/test-edits-layer.js';
 import type { Artifact, Layer } from './layers/types.js';
+import { LOGS_IN_OUT } from './report/log-paths.js';
 import type { LayerSummary, Scorecard } from './report/scorecard.js';
 import { testFileOf } from './runners/tests/presets.js';
 import type { RunSide } from './runners/tests/session.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { layerContext } from './steps/layer-context.js';
+import { type MergeResult, mergeParts, type SourcedPart } from './steps/merge-parts.js';
 import { readRules } from './steps/rules.js';
 import { runLayers } from './steps/run-layers.js';
 import { openRuntime, type Runtime } from './steps/runtime.js';
 import { buildScorecard } from './steps/scorecard.js';
+import { SHARD_PART_SCHEMA, type ShardPart } from './steps/shard-part.js';
+import type { ShardRequest } from './steps/shard-plan.js';
 import { openWorkspace } from './steps/workspace.js';
+import { stableLine } from './util/stable-json.js';
 
 /**
  * The gate, in order. Contracts run first and their findings are never
@@ -121,6 +128,11 @@ export interface RunGateOptions {
   flakeHistory?: FlakeHistory;
 }
 
+/** A sharded run's shard (check --shard i/n): see runShard. */
+export interface RunShardOptions extends RunGateOptions {
+  shard: ShardRequest;
+}
+
 const systemClock: Clock = { now: () => performance.now() };
 
 /**
@@ -129,6 +141,25 @@ const systemClock: Clock = { now: () => performance.now() };
  * sandbox, logs, test session, guards), the layers, and the scorecard.
  */
 export async function runGate(options: RunGateOptions): Promise<Scorecard> {
+  return (await gate(options)).card;
+}
+
+/**
+ * One shard of a sharded run: the whole-repository checks in full and the
+ * expensive work of the units this shard owns (test files, properties, tape
+ * rows). Its scorecard covers that share; its part is what `mergeShards`
+ * needs to give the run's verdict.
+ */
+export async function runShard(options: RunShardOptions): Promise<{ card: Scorecard; part: ShardPart }> {
+  const { card, part } = await gate(options, options.shard);
+  if (!part) throw new InternalError('a sharded run left no part');
+  return { card, part };
+}
+
+async function gate(
+  options: RunGateOptions,
+  shard?: ShardRequest,
+): Promise<{ card: Scorecard; part?: ShardPart }> {
   const clock = options.clock ?? systemClock;
   const today = options.today ?? new Date().toISOString().slice(0, 10);
   const started = clock.now();
@@ -149,6 +180,7 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     ...(hooks.onRevisionsReady ? { onRevisionsReady: hooks.onRevisionsReady } : {}),
   });
   let card: Omit<Scorecard, 'timings'>;
+  let partBody: Omit<ShardPart, 'timings'> | undefined;
   let rt: Runtime | undefined;
   let timings: Record<string, number> = {};
   try {
@@ -184,7 +216,9 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
               }),
           }
         : {}),
+      ...(shard ? { shard } : {}),
     });
+    const slice = rt.slice;
     const context = layerContext(ws, rules, rt, {
       env: options.env,
       today,
@@ -194,19 +228,21 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     });
     // Revisions resolved and checked out, the snapshot taken, the config read: everything before the layers.
     phases.revisionsMs = Math.round(clock.now() - started);
+    const prelude = [
+      ...rt.sandboxFindings,
+      ...missingSubmoduleWarnings(ws.checkouts.missingSubmodules(ws.headRoot)),
+    ];
     const run = await runLayers({
       pipeline,
       isEnabled: (l) => rules.isEnabled(l.name),
       configFile: rules.configFile,
       context,
-      findings: [
-        ...rt.sandboxFindings,
-        ...missingSubmoduleWarnings(ws.checkouts.missingSubmodules(ws.headRoot)),
-      ],
+      findings: prelude,
       blocking: rt.blocking,
       guards: rt.guards,
       tests: rt.tests,
       logDir: rt.logDir,
+      ...(slice ? { logsTo: shardLogs(slice.spec.index), recordParts: true } : {}),
       allLayers: options.allLayers ?? false,
       signal,
       now: () => clock.now(),
@@ -225,7 +261,52 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
       run,
       today,
       isolation: rt.isolation,
+      ...(slice
+        ? {
+            shard: {
+              index: slice.spec.index,
+              total: slice.spec.total,
+              plan: { digest: slice.digest, by: slice.plan.by },
+              testFiles: slice.testFiles.length,
+            },
+          }
+        : {}),
     });
+    if (slice) {
+      partBody = {
+        schema: SHARD_PART_SCHEMA,
+        shard: {
+          index: slice.spec.index,
+          total: slice.spec.total,
+          plan: {
+            digest: slice.digest,
+            by: slice.plan.by,
+            files: slice.plan.files.length,
+            load: [...slice.plan.load],
+            ...(slice.plan.durations ? { durations: slice.plan.durations } : {}),
+          },
+          testFiles: [...slice.testFiles],
+        },
+        configDigest: configDigest(rules.config),
+        run: {
+          base: card.base,
+          head: card.head,
+          ...(card.patch ? { patch: card.patch } : {}),
+          config: card.config,
+          today: card.today,
+          isolation: card.isolation,
+        },
+        skips: {
+          allLayers: options.allLayers ?? false,
+          ...(rt.blocking ? { blocking: rt.blocking.code } : {}),
+          enabled: pipeline.filter((l) => rules.isEnabled(l.name)).map((l) => l.name),
+          configFile: rules.configFile,
+        },
+        layerOrder: pipeline.map((l) => l.name),
+        prelude,
+        layers: run.parts ?? [],
+      };
+    }
     // Every head process is gone by now: the logs are copied out while their folder still exists.
     await hooks.onLogs?.(rt.logDir);
   } finally {
@@ -238,5 +319,29 @@ export async function runGate(options: RunGateOptions): Promise<Scorecard> {
     phases.cleanupMs = Math.round(clock.now() - t0);
   }
   // The whole run, removal of worktrees and installed dependencies included.
-  return { ...card, timings: { totalMs: Math.round(clock.now() - started), ...phases, layers: timings } };
+  const all = { totalMs: Math.round(clock.now() - started), ...phases, layers: timings };
+  return { card: { ...card, timings: all }, ...(partBody ? { part: { ...partBody, timings: all } } : {}) };
+}
+
+/**
+ * The run's scorecard from the parts of its shards (`patchgate merge`): as
+ * one run would have written it but for timings and the shards' own
+ * bookkeeping, or an error naming a missing, duplicated or foreign part.
+ */
+export function mergeShards(
+  parts: readonly SourcedPart[],
+  options: { layers?: readonly Layer[]; clock?: Clock } = {},
+): Promise<MergeResult> {
+  const clock = options.clock ?? systemClock;
+  return mergeParts(parts, options.layers ?? LAYERS, () => clock.now());
+}
+
+/** Where a shard's logs sit in its out folder, and in the merged one. */
+export function shardLogs(index: number): string {
+  return `${LOGS_IN_OUT}/shard-${index}`;
+}
+
+/** The base config as the run read it: every shard of one run must have judged by the same rules. */
+function configDigest(config: unknown): string {
+  return createHash('sha256').update(stableLine(config)).digest('hex');
 }

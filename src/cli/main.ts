@@ -32,6 +32,7 @@ type Run = (args: string[], io: CliIO, hooks?: GateHooks) => Promise<number>;
  */
 const LOADERS: Record<string, () => Promise<Run>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
   init: async () => (await import('./commands/init.js')).initCommand,
   lock: async () => (await import('./commands/lock.js')).lockCommand,
   baseline: async () => (await import('./commands/baseline.js')).baselineCommand,

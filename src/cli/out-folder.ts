@@ -37,6 +37,9 @@ function* batched(chunks: readonly string[], size = 4 * 1024 * 1024): Generator<
   if (parts.length > 0) yield parts.join('');
 }
 
+/** What a shard of a sharded check writes for `patchgate merge`. */
+export const PART_FILE = 'part.json';
+
 /** Lists what a run wrote, so the next run removes exactly that and nothing of the user's. */
 const MANIFEST = '.patchgate-out.json';
 /** What every run may write, removed even when an older run left no manifest. */
@@ -47,6 +50,7 @@ const ALWAYS = [
   'hit_report.base.json',
   'hit_report.head.json',
   'seed_replay.json',
+  PART_FILE,
   'tests',
 ];
 /** Written last: a scorecard on disk means every other file of its run is complete. */
@@ -99,7 +103,12 @@ export class OutFolder {
    * regular files are copied (a symlink a head process planted is never
    * followed), each cut to its last `perFile` bytes, all of them to `total`.
    */
-  async copyLogs(from: string, caps = { perFile: 8 * 1024 ** 2, total: 64 * 1024 ** 2 }): Promise<void> {
+  async copyLogs(
+    from: string,
+    caps = { perFile: 8 * 1024 ** 2, total: 64 * 1024 ** 2 },
+    /** A folder under tests/ to copy into (a shard's: shard-K). */
+    into = '',
+  ): Promise<void> {
     let budget = caps.total;
     const walk = async (rel: string): Promise<void> => {
       let entries: import('node:fs').Dirent[];
@@ -121,7 +130,7 @@ export class OutFolder {
         try {
           const buf = Buffer.alloc(keep);
           await handle.read(buf, 0, keep, st.size - keep);
-          const dest = path.join(this.logDir, child);
+          const dest = path.join(this.logDir, into, child);
           await this.fs.mkdir(path.dirname(dest), { recursive: true });
           const note =
             keep < st.size ? `[patchgate: the first ${st.size - keep} bytes of this log were cut]\n` : '';

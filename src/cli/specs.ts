@@ -107,6 +107,66 @@ Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error (never an
       placeholder: 'ID',
       description: "with --history: the CI run's id, kept with the run",
     },
+    shard: {
+      type: 'string',
+      placeholder: 'I/N',
+      description:
+        "run shard I of N (a CI matrix job): the whole-repository checks in full, and this shard's share of the test files, properties and seed replays (balanced by the durations the run history recorded, with --history; by count otherwise); writes part.json beside a partial scorecard, for `patchgate merge`",
+    },
+  },
+} as const satisfies CommandSpec;
+
+export const MERGE = {
+  name: 'merge',
+  summary: "combine the parts of a sharded check (check --shard I/N) into the run's verdict",
+  description: `Reads the part.json of every shard (give each shard's out folder, or its part.json) and writes the scorecard, summary.md, report.html and the layers' reports one unsharded check would have written, to --out; the shards' logs go under tests/shard-I/. It runs no code of the patch and reads no repository.
+
+Every shard 1..N must be given exactly once, and all must be of one run (the same base and head commits, head tree, base config, shard count and day): a missing, duplicated or foreign part makes the verdict error (SHARD_MISSING, SHARD_DUPLICATE, SHARD_FOREIGN), and so does a whole-repository check the shards computed differently (SHARD_DISAGREEMENT). A file that is no part is bad input.
+
+Exit codes: 0 accept, 1 reject, 2 bad input, usage, or a verdict of error the input causes, 3 internal error.`,
+  positionals: [
+    {
+      name: 'PART',
+      required: true,
+      multiple: true,
+      description: "a shard's out folder (holding part.json), or a part.json",
+    },
+  ],
+  options: {
+    out: {
+      type: 'string',
+      placeholder: 'DIR',
+      default: '.patchgate/out',
+      description:
+        'where the scorecard and reports are written; emptied first (it may not hold a part given)',
+    },
+    reporter: {
+      type: 'string',
+      multiple: true,
+      placeholder: 'NAME',
+      description: 'what goes to stdout, as for check: terminal (the default), github, json',
+    },
+    json: {
+      type: 'boolean',
+      default: false,
+      description: 'print the scorecard as JSON instead of the table (= --reporter json)',
+    },
+    quiet: {
+      type: 'boolean',
+      default: false,
+      description: 'no informational lines on stderr; errors are still printed',
+    },
+    history: {
+      type: 'boolean',
+      default: false,
+      description:
+        "write the merged run into the run history (.patchgate/history.sqlite, or PATCHGATE_DATABASE_URL), with every shard's test outcomes and the shard layout",
+    },
+    'ci-run': {
+      type: 'string',
+      placeholder: 'ID',
+      description: "with --history: the CI run's id, kept with the run",
+    },
   },
 } as const satisfies CommandSpec;
 
@@ -592,6 +652,7 @@ export const CLAIMS: GroupSpec = {
 /** The top-level commands in the order `patchgate --help` lists them. */
 export const COMMANDS: readonly (CommandSpec | GroupSpec)[] = [
   CHECK,
+  MERGE,
   INIT,
   VALIDATE,
   BASELINE,

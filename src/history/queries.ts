@@ -336,3 +336,50 @@ export async function runCounts(
   for (const r of rows) if (r.kind === 'check' || r.kind === 'record') counts[r.kind] = Number(r.n);
   return counts;
 }
+
+export interface FileDurations {
+  /** Mean wall time per test file (the sum of its tests' durations in one run), over the runs it was in. */
+  ms: Map<string, number>;
+  /** Trusted runs read. */
+  runs: number;
+}
+
+/**
+ * What each test file costs, from trusted runs recorded in [since, before):
+ * the durations a sharded check balances its test files by. `before` is
+ * fixed by the run being planned (its base commit's date), so every shard of
+ * that run reads the same runs even while others are being recorded.
+ */
+export async function fileDurations(
+  db: SqlQueryable,
+  repository: string,
+  since: string,
+  before: string,
+): Promise<FileDurations> {
+  const runs = await db.query<{ id: number }>(
+    `SELECT r.id AS id FROM patchgate_runs r
+      WHERE r.repository = ? AND r.recorded_at >= ? AND r.recorded_at < ?`,
+    [repository, since, before],
+  );
+  const ids = runs.map((r) => Number(r.id));
+  type Row = { run_id: number; file: string; ms: number };
+  const rows = await inChunks(ids, (chunk, list) =>
+    db.query<Row>(
+      `SELECT t.run_id AS run_id, t.file AS file, SUM(t.duration_ms) AS ms FROM patchgate_tests t
+        WHERE t.run_id IN (${list}) AND t.side IN ${TRUSTED_SQL}
+          AND t.file IS NOT NULL AND t.duration_ms IS NOT NULL
+        GROUP BY t.run_id, t.file`,
+      chunk,
+    ),
+  );
+  const sums = new Map<string, { total: number; n: number }>();
+  const seen = new Set<number>();
+  for (const r of rows) {
+    seen.add(Number(r.run_id));
+    const s = sums.get(r.file) ?? { total: 0, n: 0 };
+    s.total += Number(r.ms);
+    s.n += 1;
+    sums.set(r.file, s);
+  }
+  return { ms: new Map([...sums].map(([f, s]) => [f, s.total / s.n])), runs: seen.size };
+}

@@ -58,7 +58,8 @@ export interface HistoryRun {
   branch?: string;
   commits?: number;
   ciRun?: string;
-  shard?: { index: number; count: number };
+  /** A merged sharded run: how many shards (`index` absent); its shard layout is kept as the artifact shards.json. */
+  shard?: { index?: number; count: number };
   durationMs?: number;
   authors: readonly PatchAuthor[];
   findings: readonly HistoryFinding[];
@@ -132,8 +133,8 @@ export function foldTestRuns(runs: readonly SideRun[]): TestResult[] {
   }));
 }
 
-/** The reports worth keeping per run: hit surfaces and seed replays (the rest are in the scorecard). */
-const KEPT_ARTIFACT = /^(hit_report\.[a-z]+|seed_replay(\.[a-z]+)?)\.json$/;
+/** The reports worth keeping per run: hit surfaces, seed replays and a merged run's shard layout (the rest are in the scorecard). */
+const KEPT_ARTIFACT = /^(hit_report\.[a-z]+|seed_replay(\.[a-z]+)?|shards)\.json$/;
 
 /** Beyond this an artifact keeps only its digest: one run must not grow a CI cache by gigabytes. */
 export const MAX_ARTIFACT_CHARS = 8 * 1024 * 1024;
@@ -188,11 +189,15 @@ export function runFromCheck(input: CheckRunInput): HistoryRun {
     ...(card.patch?.branch !== undefined ? { branch: card.patch.branch } : {}),
     ...(card.patch ? { commits: card.patch.commits } : {}),
     ...(input.ciRun !== undefined ? { ciRun: input.ciRun } : {}),
+    ...(card.shards ? { shard: { count: card.shards.total } } : {}),
     durationMs: Math.round(card.timings.totalMs),
     authors: card.patch?.authors ?? [],
     findings: findingsOf(card),
     tests: foldTestRuns(input.runs),
-    artifacts: keptArtifacts(input.artifacts),
+    artifacts: keptArtifacts([
+      ...input.artifacts,
+      ...(card.shards ? [{ name: 'shards.json', content: `${JSON.stringify(card.shards, null, 2)}\n` }] : []),
+    ]),
   };
 }
 

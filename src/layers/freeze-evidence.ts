@@ -91,7 +91,7 @@ export async function excuses(opts: ExcuseOptions): Promise<Excuse[]> {
   const subset = opts.skipBase
     ? []
     : [...new Map(onBase.map((i) => [candidates[i]!.test.id, parts(candidates[i]!.test)])).values()];
-  const base = subset.length > 0 ? await tests.baseRun(subset) : undefined;
+  const base = subset.length > 0 ? await tests.baseRun(subset, 'excuse') : undefined;
   const baseById = byId(base);
   for (const i of onBase) {
     const c = candidates[i]!;
@@ -102,7 +102,7 @@ export async function excuses(opts: ExcuseOptions): Promise<Excuse[]> {
   // 2. A test the patch renamed: the old one, gone from the head's run, failed the same way on the base.
   const open = () => candidates.map((_, i) => i).filter((i) => out[i] === undefined);
   if (open().length > 0 && opts.goneTestFiles.length > 0) {
-    const gone = await tests.baseRunFiles([...opts.goneTestFiles].sort());
+    const gone = await tests.baseRunFiles([...opts.goneTestFiles].sort(), 'renamed', true);
     const bySig = new Map<string, string>();
     for (const t of gone.tests) {
       if (opts.runIds.has(t.id)) continue;
@@ -125,7 +125,9 @@ export async function excuses(opts: ExcuseOptions): Promise<Excuse[]> {
     const pending = failing.filter((i) => out[i] === undefined);
     if (pending.length === 0) break;
     const run =
-      opts.rerunOn === 'head' ? await tests.headRerun(rerunSubset) : await tests.overlayRerun(rerunSubset);
+      opts.rerunOn === 'head'
+        ? await tests.headRerun(rerunSubset, 'excuse')
+        : await tests.overlayRerun(rerunSubset, 'excuse');
     const again = byId(run);
     for (const i of pending) {
       const list = again.get(candidates[i]!.test.id);

@@ -9,8 +9,10 @@ import type { TreeFiles } from '../overlay/revision-files.js';
 import type { NamedPath, SharedImport, UnreadValue } from '../overlay/runner-config/types.js';
 import type { TestSession } from '../runners/tests/session.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ShardSlice } from '../shard/plan.js';
 import type { FlakeHistory } from './flake-history.js';
 import type { ProgressReport } from './progress.js';
+import type { ShardMerge } from './shard-merge.js';
 
 /** `reject` blocks the merge; `warn` is recorded but does not; `error` means the gate could not decide. */
 export type Severity = 'reject' | 'warn' | 'error';
@@ -94,6 +96,13 @@ export interface LayerContext {
   tests?: TestSession;
   /** The run history's memory of flaky tests, when the run was given one (`check --history`). */
   flakeHistory?: FlakeHistory;
+  /**
+   * This run's share when it is one shard of several (check --shard i/n):
+   * the test session already runs only its test files; a layer that splits
+   * other work (properties, tape rows, claims) does the units it owns, and
+   * leaves in its outcome what its `shards.merge` needs (see src/shard/).
+   */
+  shard?: ShardSlice;
   /** The one door head code goes through. */
   sandbox: Sandbox;
   /**
@@ -203,6 +212,12 @@ export interface LayerOutcome {
   frozen?: FrozenItem[];
   artifacts?: Artifact[];
   proofs?: PropertyProof[];
+  /**
+   * On a shard: what the layer's `shards.merge` needs besides the rest of the
+   * outcome, as plain JSON (what each shard saw of work only all of them
+   * together can judge).
+   */
+  part?: unknown;
 }
 
 export interface Layer {
@@ -227,6 +242,12 @@ export interface Layer {
    * runs any of them after this one, and hands this layer their proofs only.
    */
   readonly after?: readonly string[];
+  /**
+   * How this layer's outcomes on the shards of a sharded run combine into
+   * the outcome of one run (`patchgate merge`); absent, every shard must give
+   * the same outcome (the layer's work is the whole repository's and cheap).
+   */
+  readonly shards?: ShardMerge;
   enabled(config: PatchgateConfig): boolean;
   /** Contract files this layer reads from the base, given the base config. */
   contractFiles(config: PatchgateConfig): NamedContract[];

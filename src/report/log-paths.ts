@@ -5,7 +5,7 @@
  * it, so every such path (in the message and anywhere in the evidence) is
  * written relative to the scorecard instead: `tests/overlay-run.stdout.log`.
  */
-import type { Finding } from '../layers/types.js';
+import type { Artifact, Finding } from '../layers/types.js';
 
 /** Where the logs are, relative to the scorecard (see OutFolder.logDir). */
 export const LOGS_IN_OUT = 'tests';
@@ -43,6 +43,21 @@ function relocateValue(value: unknown, from: string, to: string): unknown {
  * same object when it has none. Evidence is bounded in depth before this
  * runs (boundFinding), so the walk's recursion is too.
  */
+/** Any JSON value with paths into `logDir` made relative to the out folder (what a shard leaves for the merge). */
+export function relocateLogValue(value: unknown, logDir: string, to = LOGS_IN_OUT): unknown {
+  return logDir === '' ? value : relocateValue(value, logDir, to);
+}
+
+/** An artifact's text with paths into `logDir` made relative to the out folder. */
+export function relocateArtifact(a: Artifact, logDir: string, to = LOGS_IN_OUT): Artifact {
+  if (logDir === '') return a;
+  const content =
+    typeof a.content === 'string'
+      ? relocate(a.content, logDir, to)
+      : a.content.map((c) => relocate(c, logDir, to));
+  return { ...a, content };
+}
+
 export function relocateLogPaths(f: Finding, logDir: string, to = LOGS_IN_OUT): Finding {
   if (logDir === '') return f;
   const message = relocate(f.message, logDir, to);

@@ -134,6 +134,15 @@ function patchLine(card: Scorecard, text: (s: string) => string): string | undef
  * is in scorecard.json and report.html. However many findings there are, the
  * summary stays under `maxBytes`: the rest is counted.
  */
+/** A shard's partial card says so before anything else is read; a merged one says what it was made of. */
+export function shardLine(card: Pick<Scorecard, 'shard' | 'shards'>): string | undefined {
+  if (card.shard)
+    return `**Partial: shard ${card.shard.index} of ${card.shard.total}** (${card.shard.testFiles} test file(s) of this run). This verdict covers this shard's share only: \`patchgate merge\` of every shard's out folder gives the run's.`;
+  if (card.shards)
+    return `Merged from ${card.shards.total} shard(s): ${card.shards.plan.files} test file(s) split by ${card.shards.plan.by === 'duration' ? 'recorded durations' : card.shards.plan.by === 'suite' ? 'none (the runner cannot select files: shard 1 ran the suite)' : 'count'}.`;
+  return undefined;
+}
+
 export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): string {
   const budget = Math.min(options.maxBytes ?? DEFAULT_BUDGET, STEP_SUMMARY_LIMIT);
   const head: string[] = [];
@@ -147,6 +156,8 @@ export function renderMarkdown(card: Scorecard, options: MarkdownOptions = {}): 
   );
   const by = patchLine(card, text);
   if (by) head.push('', by);
+  const shards = shardLine(card);
+  if (shards) head.push('', shards);
   if (options.reportLink) {
     head.push('');
     // reportLinkFrom only lets through an http(s) URL with nothing Markdown could read as syntax.

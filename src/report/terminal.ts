@@ -91,6 +91,12 @@ export function renderTerminal(card: Scorecard, opts: TerminalOptions): string {
       width,
     ),
   );
+  const shards = card.shard
+    ? `PARTIAL: shard ${card.shard.index} of ${card.shard.total} (${card.shard.testFiles} test file(s)); this verdict covers this shard's share only: patchgate merge gives the run's`
+    : card.shards
+      ? `merged from ${card.shards.total} shard(s), ${card.shards.plan.files} test file(s) split by ${card.shards.plan.by}`
+      : undefined;
+  if (shards) lines.push(card.shard ? c.bold(shards) : c.dim(shards));
   lines.push('');
   lines.push(c.dim(`${pad('layer', 12)} ${pad('status', 8)} findings`));
   for (const l of card.layers) {

@@ -52,6 +52,7 @@ export function layerContext(ws: Workspace, rules: Rules, rt: Runtime, o: Contex
     logDir: rt.logDir,
     ...(rt.tests ? { tests: rt.tests } : {}),
     ...(o.flakeHistory ? { flakeHistory: o.flakeHistory } : {}),
+    ...(rt.slice ? { shard: rt.slice } : {}),
     snapshot: rules.snapshot,
     hunks: () => {
       hunksP ??= diffHunks(ws.repo, revs.baseCommit, headTree).then((d) => d.hunks);

@@ -6,6 +6,7 @@ import type {
   FrozenItem,
   Layer,
   LayerContext,
+  LayerOutcome,
   Override,
   PropertyProof,
   Severity,
@@ -13,11 +14,12 @@ import type {
 import type { WrittenGuard } from '../layers/written-guard.js';
 import { aggregateFindings } from '../report/aggregate.js';
 import { boundFinding } from '../report/bounded.js';
-import { relocateLogPaths } from '../report/log-paths.js';
+import { LOGS_IN_OUT, relocateArtifact, relocateLogPaths, relocateLogValue } from '../report/log-paths.js';
 import { type LayerSummary, layerStatus, verdictOf } from '../report/scorecard.js';
 import type { TestSession } from '../runners/tests/session.js';
 import { pushAll } from '../util/arrays.js';
 import { startsTestRuns } from './runtime.js';
+import type { LayerPart } from './shard-part.js';
 
 /** What decides whether a layer runs: nothing here changes while it is asked. */
 export interface SkipState {
@@ -106,6 +108,10 @@ export interface LayerRunOptions {
   guards: readonly WrittenGuard[];
   tests: TestSession | undefined;
   logDir: string;
+  /** Where log paths in findings point, relative to the scorecard (a shard's logs sit under tests/shard-K). */
+  logsTo?: string;
+  /** Keep each layer's outcome as it was before findings were folded together: this run is a shard. */
+  recordParts?: boolean;
   allLayers: boolean;
   signal: AbortSignal;
   now(): number;
@@ -125,6 +131,8 @@ export interface LayerRunResult {
   frozen: FrozenItem[];
   /** Each layer's own time in ms, less the dependency install it waited for. */
   timings: Record<string, number>;
+  /** With `recordParts`: every layer's outcome on this shard, for `patchgate merge`. */
+  parts?: LayerPart[];
 }
 
 /** Runs the layers in order: each skip said, each throw an error finding, each result bounded. */
@@ -137,6 +145,8 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
   const timings: Record<string, number> = {};
   const proofsBy = new Map<string, readonly PropertyProof[]>();
   const layersRun: string[] = [];
+  const parts: LayerPart[] | undefined = o.recordParts ? [] : undefined;
+  const fix = (f: Finding) => relocateLogPaths(boundFinding(f), o.logDir, o.logsTo ?? LOGS_IN_OUT);
   const enabled = o.pipeline.filter((l) => o.isEnabled(l));
   const early = startsTestRuns(enabled);
   let prefetched = false;
@@ -150,6 +160,7 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
     });
     if (reason !== undefined) {
       layers.push({ name: layer.name, status: 'skipped', findings: 0, reason });
+      parts?.push({ name: layer.name, skipped: reason, guards: [], ms: 0 });
       continue;
     }
     // The test runs every test layer needs start with the first layer that runs head code (never before:
@@ -165,6 +176,7 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
     const setupBefore = o.tests?.setupMs ?? 0;
     let layerFindings: Finding[];
     let told: Pick<LayerSummary, 'note' | 'scope'> = {};
+    let kept: LayerOutcome | undefined;
     try {
       const outcome = await layer.run({
         ...o.context,
@@ -179,7 +191,15 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
       pushAll(overrides, outcome.overrides ?? []);
       pushAll(frozen, outcome.frozen ?? []);
       proofsBy.set(layer.name, Object.freeze((outcome.proofs ?? []).map((p) => Object.freeze({ ...p }))));
-      for (const artifact of outcome.artifacts ?? []) await o.hooks.onArtifact?.(artifact);
+      // A report that names a log names the out folder's copy, as findings do.
+      const artifacts = (outcome.artifacts ?? []).map((a) =>
+        relocateArtifact(a, o.logDir, o.logsTo ?? LOGS_IN_OUT),
+      );
+      for (const artifact of artifacts) await o.hooks.onArtifact?.(artifact);
+      if (parts)
+        kept = partOutcome({ ...outcome, artifacts }, fix, (v) =>
+          relocateLogValue(v, o.logDir, o.logsTo ?? LOGS_IN_OUT),
+        );
     } catch (err) {
       if (o.signal.aborted) throw err;
       // A layer that throws can never let the patch through.
@@ -187,9 +207,17 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
     }
     // An interrupted layer's findings are the interruption's, not the patch's: no verdict is given.
     if (o.signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
-    if (layer.runsHeadCode) for (const g of o.guards) pushAll(layerFindings, await g.check(layer.name));
+    const guarded: Finding[] = [];
+    if (layer.runsHeadCode) for (const g of o.guards) pushAll(guarded, await g.check(layer.name));
     // Installing dependencies is the setup's time, not the layer's that first needed it.
     timings[layer.name] = Math.round(o.now() - t0 - ((o.tests?.setupMs ?? 0) - setupBefore));
+    parts?.push({
+      name: layer.name,
+      ...(kept ? { outcome: kept } : { threw: fix(layerFindings[0] as Finding) }),
+      guards: guarded.map(fix),
+      ms: timings[layer.name] ?? 0,
+    });
+    pushAll(layerFindings, guarded);
     const summary: LayerSummary = {
       name: layer.name,
       status: layerStatus(layerFindings),
@@ -199,12 +227,37 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
     // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
     // become one with the count, the full list an artifact. A log path names the out folder's copy
     // (tests/…): the temp folder is gone by the time anyone reads it.
-    const shown = aggregateFindings(layerFindings.map((f) => relocateLogPaths(boundFinding(f), o.logDir)));
+    const shown = aggregateFindings(layerFindings.map(fix));
     for (const artifact of shown.artifacts) await o.hooks.onArtifact?.(artifact);
     layers.push(summary);
     layersRun.push(layer.name);
     pushAll(findings, shown.findings);
     await o.hooks.onLayerEnd?.(summary);
   }
-  return { layers, findings, overrides, frozen, timings };
+  return { layers, findings, overrides, frozen, timings, ...(parts ? { parts } : {}) };
+}
+
+/** A layer's outcome as a shard keeps it: findings bounded and relocated, artifacts whole, all plain JSON. */
+function partOutcome(
+  outcome: LayerOutcome,
+  fix: (f: Finding) => Finding,
+  relocate: (value: unknown) => unknown,
+): LayerOutcome {
+  return {
+    findings: outcome.findings.map(fix),
+    ...(outcome.note !== undefined ? { note: outcome.note } : {}),
+    ...(outcome.scope !== undefined ? { scope: outcome.scope } : {}),
+    ...(outcome.overrides?.length ? { overrides: outcome.overrides } : {}),
+    ...(outcome.frozen?.length ? { frozen: outcome.frozen } : {}),
+    ...(outcome.artifacts?.length
+      ? {
+          artifacts: outcome.artifacts.map((a) => ({
+            name: a.name,
+            content: typeof a.content === 'string' ? a.content : a.content.join(''),
+          })),
+        }
+      : {}),
+    ...(outcome.proofs?.length ? { proofs: outcome.proofs } : {}),
+    ...(outcome.part !== undefined ? { part: relocate(outcome.part) } : {}),
+  };
 }

@@ -21,9 +21,11 @@ import { type SuiteRun, TestSession } from '../runners/tests/session.js';
 import { limitsFromConfig, openSandbox } from '../sandbox/open.js';
 import { programView } from '../sandbox/program-view.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ShardSlice } from '../shard/plan.js';
 import { pushAll } from '../util/arrays.js';
 import { TEST_GLOB_KEY } from '../util/named-glob.js';
 import type { Rules } from './rules.js';
+import { planShard, type ShardRequest, sessionShard } from './shard-plan.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -48,6 +50,8 @@ export interface Runtime {
   readonly guards: readonly WrittenGuard[];
   /** Whether any enabled layer runs head code. */
   readonly runsHeadCode: boolean;
+  /** A sharded run's share of the work (check --shard i/n). */
+  readonly slice?: ShardSlice;
 }
 
 export interface RuntimeOptions {
@@ -59,6 +63,8 @@ export interface RuntimeOptions {
   progress?: ProgressReport;
   /** Every suite run that reported, as it finishes (the run history keeps their outcomes). */
   onSuiteRun?(run: SuiteRun): void;
+  /** This run is one shard of several: it plans the split and does its share. */
+  shard?: ShardRequest;
 }
 
 /** An overlay that is the head itself: nothing to write, nothing restored. */
@@ -103,8 +109,9 @@ export async function openRuntime(ws: Workspace, rules: Rules, options: RuntimeO
   await sandbox.grant(headRoot);
   await sandbox.grant(baseRoot);
   await sandbox.grant(overlayRoot);
+  const slice = options.shard ? await planShard(ws, rules, overlay.named, options.shard) : undefined;
   const tests = config.tests
-    ? await testSession(ws, rules, overlay, overlayRoot, sandbox, logDir, options)
+    ? await testSession(ws, rules, overlay, overlayRoot, sandbox, logDir, options, slice)
     : undefined;
   return {
     overlay,
@@ -119,6 +126,7 @@ export async function openRuntime(ws: Workspace, rules: Rules, options: RuntimeO
     // will: with no such layer on, nothing can write the checkout).
     guards: runsHeadCode ? await writeGuards(ws, rules, overlay, overlayRoot, signal) : [],
     runsHeadCode,
+    ...(slice ? { slice } : {}),
   };
 }
 
@@ -167,6 +175,7 @@ async function testSession(
   sandbox: Sandbox,
   logDir: string,
   options: RuntimeOptions,
+  slice: ShardSlice | undefined,
 ): Promise<TestSession | undefined> {
   const tests = rules.config.tests;
   if (!tests) return undefined;
@@ -205,6 +214,7 @@ async function testSession(
     isTestPath: testSideFor(rules.config, overlay.named).isTestPath,
     ...(progress ? { onRuns: (done: number, total: number) => progress('test runs', done, total) } : {}),
     ...(onSuiteRun ? { onSuiteRun } : {}),
+    ...(slice ? { shard: sessionShard(slice) } : {}),
   });
 }
 

@@ -193,7 +193,7 @@ describe('examples/python-invoice (real pytest: signatures and stability)', () =
       expect.arrayContaining([
         'head-run-1.junit.xml',
         'stability-run-3.stdout.log',
-        'base-rerun-1.junit.xml',
+        'base-excuse-1.junit.xml',
       ]),
     );
     const summary = readFileSync(
@@ -400,6 +400,65 @@ describe('npm run demo (scripts/demo.mjs)', () => {
     for (const name of names) {
       const line = `reports: ${path.join(reports, name, 'scorecard.json')}`;
       expect(r.stdout.split(line).length - 1, name).toBe(1);
+    }
+  });
+});
+
+/** What a merged run may differ in from one run: its timings and the shards' own bookkeeping. */
+function comparableCard(text: string): unknown {
+  const { timings: _t, shards: _s, ...rest } = JSON.parse(text.replace(/tests\/shard-[0-9]+\//g, 'tests/'));
+  return rest;
+}
+
+/** A report's text with its time cells and the line about shards taken out. */
+function withoutTimes(name: string, text: string): string {
+  const t = text.replace(/tests\/shard-[0-9]+\//g, 'tests/');
+  if (name === 'summary.md')
+    return t.replace(/\| [0-9.]+ s \|$/gm, '| |').replace(/^Merged from .*\n\n/m, '');
+  if (name === 'report.html')
+    return t
+      .replace(/<dd>[0-9.]+ m?s<\/dd>/g, '<dd></dd>')
+      .replace(/<td class="num">[0-9.]+ m?s<\/td>/g, '<td class="num"></td>')
+      .replace(/<p class="note">Besides the layers:[^<]*<\/p>/, '')
+      .replace(/\n<dt>shards<\/dt><dd id="shards">[^\n]*<\/dd>/, '');
+  return t;
+}
+
+describe('a sharded check (check --shard I/N on CI jobs, then merge)', () => {
+  it.each([
+    ['python-invoice/02-rename-and-skip', 3],
+    ['invoice/05-check-never-fails', 2],
+  ] as const)('%s in %i shards merges into the bytes one check wrote, but for timings and shard bookkeeping', (name, total) => {
+    const one = path.join(reports, name);
+    const shards = path.join(reports, 'shards', name);
+    const merged = path.join(shards, 'merged');
+    expect(demo.stdout).toContain(`sharded: ${name} in ${total} shards, merged`);
+    const read = (dir: string, file: string) => readFileSync(path.join(dir, file), 'utf8');
+    expect(comparableCard(read(merged, 'scorecard.json'))).toEqual(
+      comparableCard(read(one, 'scorecard.json')),
+    );
+    // Every other file one check wrote, the layers' reports among them: the same bytes.
+    const files = readdirSync(one).filter((f) => f !== 'scorecard.json' && f !== 'tests');
+    expect(files.length).toBeGreaterThan(3);
+    expect(
+      readdirSync(merged)
+        .filter((f) => f !== 'scorecard.json' && f !== 'tests')
+        .sort(),
+    ).toEqual(files.sort());
+    for (const f of files) expect(withoutTimes(f, read(merged, f)), f).toBe(withoutTimes(f, read(one, f)));
+    // The bookkeeping: each shard's share, and the merge's record of them.
+    const card = JSON.parse(read(merged, 'scorecard.json'));
+    expect(card.shards.total).toBe(total);
+    expect(card.shards.parts.map((p: { index: number }) => p.index)).toEqual(
+      Array.from({ length: total }, (_, i) => i + 1),
+    );
+    expect(read(merged, 'summary.md')).toContain(`Merged from ${total} shard(s)`);
+    for (let i = 1; i <= total; i++) {
+      const part = JSON.parse(read(path.join(shards, `shard-${i}`), 'scorecard.json'));
+      expect(part.shard).toMatchObject({ index: i, total });
+      expect(read(path.join(shards, `shard-${i}`), 'summary.md')).toContain(
+        `**Partial: shard ${i} of ${total}**`,
+      );
     }
   });
 });

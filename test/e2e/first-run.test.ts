@@ -429,7 +429,7 @@ test('multiplies', { todo: true }, () => {});
     expect(after.card.verdict).toBe('accept');
     const known = after.card.frozen.find((z) => z.covers === 'test::adds floats');
     expect(known).toMatchObject({ origin: 'baseline', excused: 'pre-existing' });
-    expect(readdirLogs(repo)).toContain('base-rerun-1.stdout.log');
+    expect(readdirLogs(repo)).toContain('base-excuse-1.stdout.log');
   });
 
   it('a patch that breaks a passing test is still rejected', async () => {

@@ -331,6 +331,6 @@ describe('dependency folders are read-only, and never shared with the head', { t
       base: 'passed',
     });
     // The base's rerun ran the base's own runner.
-    expect(readFileSync(path.join(r.out, 'tests', 'base-rerun-1.junit.xml'), 'utf8')).not.toMatch(/planted/);
+    expect(readFileSync(path.join(r.out, 'tests', 'base-run-1.junit.xml'), 'utf8')).not.toMatch(/planted/);
   });
 });

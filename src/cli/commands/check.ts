@@ -1,27 +1,32 @@
-import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveToday } from '../../freeze/model.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
+import { durationsFrom } from '../../history/durations.js';
 import { flakeHistoryFrom, windowStart } from '../../history/flake-history.js';
 import { runFromCheck, type SideRun } from '../../history/run.js';
 import { historyCompanions } from '../../history/store.js';
 import { writeRun } from '../../history/write.js';
 import type { Artifact } from '../../layers/types.js';
-import { type GateHooks, type GateTestRun, type ProgressEvent, runGate } from '../../pipeline.js';
-import { renderGithubAnnotations } from '../../report/github.js';
-import { renderHtml } from '../../report/html.js';
-import { renderMarkdown } from '../../report/markdown.js';
-import { stableStringify } from '../../report/stable-json.js';
-import { renderTerminal } from '../../report/terminal.js';
+import {
+  type GateHooks,
+  type GateTestRun,
+  type ProgressEvent,
+  type RunGateOptions,
+  runGate,
+  runShard,
+} from '../../pipeline.js';
+import type { LayerSummary, Scorecard } from '../../report/scorecard.js';
+import { parseShardSpec, type ShardSpec, ShardSpecError } from '../../shard/plan.js';
+import type { ShardPart } from '../../steps/shard-part.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { openRepoHistory, type RepoHistory } from '../history-store.js';
-import { type CliIO, rawStream, useColor } from '../io.js';
+import { type CliIO, rawStream } from '../io.js';
 import { parseCommand } from '../options.js';
-import { OutFolder, type OutFs } from '../out-folder.js';
+import { OutFolder, type OutFs, PART_FILE } from '../out-folder.js';
 import { ProgressLine } from '../progress.js';
-import { reportLinkFrom } from '../report-link.js';
+import { publishReports, type Reporter, resolveReporters } from '../publish.js';
 import { CHECK } from '../specs.js';
 import { usage } from '../usage.js';
 
@@ -34,28 +39,8 @@ export interface CheckDeps {
   now?(): Date;
 }
 
-export const REPORTERS = ['terminal', 'github', 'json'] as const;
-export type Reporter = (typeof REPORTERS)[number];
-
-/**
- * What goes to stdout, from `--reporter` (repeatable) and `--json`: the
- * table by default; GitHub annotations before it when both are asked for.
- * JSON is the scorecard alone, so it combines with annotations only.
- */
-export function resolveReporters(flags: readonly string[] | undefined, json: boolean): Reporter[] {
-  const asked = [...(flags ?? []).flatMap((f) => f.split(',')), ...(json ? ['json'] : [])].map((r) =>
-    r.trim(),
-  );
-  for (const r of asked)
-    if (!(REPORTERS as readonly string[]).includes(r))
-      throw usage(`check: unknown --reporter '${r}'; allowed: ${REPORTERS.join(', ')}`);
-  const set = new Set(asked.length > 0 ? (asked as Reporter[]) : (['terminal'] as const));
-  if (set.has('json') && set.has('terminal'))
-    throw usage(
-      'check: --reporter json and terminal both print to stdout; pick one (github combines with either)',
-    );
-  return REPORTERS.filter((r) => set.has(r));
-}
+// The reporters are shared with `patchgate merge` (../publish.ts); re-exported for the tests that import them here.
+export { REPORTERS, type Reporter, resolveReporters } from '../publish.js';
 
 export async function checkCommand(
   args: string[],
@@ -70,6 +55,11 @@ export async function checkCommand(
     throw usage('check needs --base REV (the branch the patch targets, e.g. --base origin/main)');
   const reporters = resolveReporters(values.reporter, values.json);
   const ciRun = values['ci-run'];
+  const shard = values.shard !== undefined ? shardSpec(values.shard) : undefined;
+  if (shard && ciRun !== undefined)
+    throw usage(
+      'check: --ci-run is kept with the merged run: give it to `patchgate merge --history`, not to a shard',
+    );
   if (ciRun !== undefined && (!values.history || ciRun.trim() === ''))
     throw usage(
       values.history
@@ -86,7 +76,14 @@ export async function checkCommand(
     ? await openRepoHistory(io, git, root ?? (await findRepoRoot(git)))
     : undefined;
   try {
-    return await judge(values.base, values, io, hooks, deps, { out, root, reporters, history, ciRun });
+    return await judge(values.base, values, io, hooks, deps, {
+      out,
+      root,
+      reporters,
+      history,
+      ciRun,
+      ...(shard ? { shard } : {}),
+    });
   } finally {
     await history?.db.close();
   }
@@ -98,6 +95,17 @@ interface Judging {
   reporters: Reporter[];
   history: RepoHistory | undefined;
   ciRun: string | undefined;
+  /** This check is one shard of several: it reads the history (durations, flakes) but never writes it. */
+  shard?: ShardSpec;
+}
+
+function shardSpec(text: string): ShardSpec {
+  try {
+    return parseShardSpec(text);
+  } catch (err) {
+    if (err instanceof ShardSpecError) throw usage(`check: ${err.message}`);
+    throw err;
+  }
 }
 
 async function judge(
@@ -106,7 +114,7 @@ async function judge(
   io: CliIO,
   hooks: GateHooks | undefined,
   deps: CheckDeps,
-  { out, root, reporters, history, ciRun }: Judging,
+  { out, root, reporters, history, ciRun, shard }: Judging,
 ): Promise<number> {
   const folder = new OutFolder(out, deps.outFs);
   // A file an earlier run left must never sit beside this run's scorecard.
@@ -119,7 +127,7 @@ async function judge(
   // The line clears itself with an escape sequence of its own; it makes what it draws display-safe.
   const line = new ProgressLine(rawStream(io.stderr));
   const progress = !values.quiet && !reporters.includes('json') && line.enabled ? line : undefined;
-  const card = await runGate({
+  const options = {
     cwd: io.cwd,
     base,
     head: values.head,
@@ -135,24 +143,25 @@ async function judge(
     excludeFromHead: [out, ...(root !== undefined ? historyCompanions(root) : [])],
     hooks: {
       ...hooks,
-      ...(history || hooks?.onTestRun
+      ...(history || shard || hooks?.onTestRun
         ? {
             onTestRun: (run: GateTestRun) => {
-              if (history) testRuns.push({ side: run.side, tests: run.tests });
+              if (history || shard) testRuns.push({ side: run.side, tests: run.tests });
               hooks?.onTestRun?.(run);
             },
           }
         : {}),
       // Head processes wrote their logs where only they and the gate could; now that all of them are gone, the gate copies them out.
-      onLogs: async (dir) => {
-        await folder.copyLogs(dir);
+      onLogs: async (dir: string) => {
+        // A shard's logs go where the merged folder keeps them, so its findings' paths hold in both.
+        await folder.copyLogs(dir, undefined, shard ? `shard-${shard.index}` : undefined);
         await hooks?.onLogs?.(dir);
       },
-      onArtifact: async (artifact) => {
+      onArtifact: async (artifact: Artifact) => {
         artifacts.push(artifact);
         await hooks?.onArtifact?.(artifact);
       },
-      onLayerStart: async (name) => {
+      onLayerStart: async (name: string) => {
         progress?.layerStart(name);
         await hooks?.onLayerStart?.(name);
       },
@@ -164,33 +173,33 @@ async function judge(
             },
           }
         : {}),
-      onLayerEnd: async (summary) => {
+      onLayerEnd: async (summary: LayerSummary) => {
         progress?.clear();
         await hooks?.onLayerEnd?.(summary);
       },
     },
-  }).finally(() => progress?.clear());
-  const reportLink = reportLinkFrom(io.env);
-  const markdown = renderMarkdown(card, reportLink ? { reportLink } : {});
-  await folder.publish([
-    ...artifacts,
-    { name: 'report.html', content: renderHtml(card, artifacts) },
-    { name: 'summary.md', content: markdown },
-    { name: 'scorecard.json', content: stableStringify(card) },
-  ]);
-  const stepSummary = io.env.GITHUB_STEP_SUMMARY;
-  if (stepSummary) await appendFile(stepSummary, markdown);
-  // Workflow commands are what this reporter is for; each makes the patch's text in it display-safe.
-  if (reporters.includes('github')) rawStream(io.stdout).write(renderGithubAnnotations(card));
-  if (reporters.includes('json')) io.stdout.write(stableStringify(card));
-  if (reporters.includes('terminal')) {
-    // Coloured: the table makes every string from the scorecard display-safe itself.
-    rawStream(io.stdout).write(renderTerminal(card, { color: useColor(io) }));
-    const shown = path.relative(io.cwd, out);
-    const where = shown === '' ? '.' : shown.startsWith('..') ? out : shown;
-    io.stdout.write(`\nreports: ${where}/scorecard.json, summary.md, report.html\n`);
+  } satisfies RunGateOptions;
+  let card: Scorecard;
+  let part: ShardPart | undefined;
+  try {
+    if (shard) {
+      ({ card, part } = await runShard({
+        ...options,
+        shard: {
+          spec: shard,
+          ...(history ? { durations: durationsFrom(history.db, history.repository) } : {}),
+        },
+      }));
+    } else card = await runGate(options);
+  } finally {
+    progress?.clear();
   }
-  if (history) {
+  // The shard's outcomes and the suite runs it saw: what `patchgate merge` (and its --history) reads.
+  await publishReports(io, folder, card, artifacts, reporters, [
+    // Plain JSON, keys in the order the layers wrote them: the merge writes their reports from it again.
+    ...(part ? [{ name: PART_FILE, content: `${JSON.stringify({ ...part, testRuns })}\n` }] : []),
+  ]);
+  if (history && !shard) {
     const id = await writeRun(
       history.db,
       runFromCheck({

@@ -14,13 +14,22 @@ import { contractFilesOf } from '../../contracts/registry.js';
 import { ContractFileError } from '../../errors.js';
 import { type ClaimLedger, readClaimLedger } from '../../freeze/claim-ledger.js';
 import type { Hunk } from '../../git/hunks.js';
+import type { TestOutcome } from '../../junit/model.js';
 import { testSideFor } from '../../overlay/test-side.js';
+import type { TestCensus } from '../../runners/tests/census.js';
+import { pytestNodeId } from '../../runners/tests/presets.js';
 import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
-import type { Finding, Layer, LayerContext, NamedContract, Severity } from '../types.js';
-import { parseFreezeRef } from './cells.js';
-import { resolveProperty } from './resolve-property.js';
+import { agreed, jsonArtifact, type MergeContext } from '../shard-merge.js';
+import type { Finding, Layer, LayerContext, LayerOutcome, NamedContract, Severity } from '../types.js';
+import { parseFreezeRef, parsePropertyRef } from './cells.js';
+import {
+  matching,
+  type PropertyResolution,
+  resolveProperty,
+  type TestEvidenceRun,
+} from './resolve-property.js';
 import { lintStatement } from './statement-lint.js';
 import { suggestClaims } from './suggest/candidates.js';
 import { sandboxedPythonCandidates } from './suggest/candidates-python.js';
@@ -36,7 +45,7 @@ interface CellResult {
   detail?: Record<string, unknown>;
 }
 
-const where = (c: Claim) => ({
+const where = (c: Pick<Claim, 'id' | 'source'>) => ({
   claim: c.id,
   file: c.source.file,
   ...(c.source.line !== undefined ? { line: c.source.line } : {}),
@@ -45,7 +54,7 @@ const where = (c: Claim) => ({
 function finding(
   code: Finding['code'],
   severity: Severity,
-  claim: Claim,
+  claim: Pick<Claim, 'id' | 'source'>,
   message: string,
   evidence: Record<string, unknown>,
 ): Finding {
@@ -120,10 +129,15 @@ export const claimsLayer: Layer = {
     const locked = ctx.config.fixtures.enabled
       ? await lockedFixtureDigests(ctx.snapshot.base, ctx.config, 'the base revision', read)
       : undefined;
-    const judge = { ctx, cfg, ledger, locked };
+    // On a shard, property cells wait for the merge: the proofs and tests they bind to are all shards'.
+    const deferred: DeferredCell[] | undefined = ctx.shard ? [] : undefined;
+    const judge: Judge = { ctx, cfg, ledger, locked, ...(deferred ? { deferred } : {}) };
 
     const rows: ClaimRow[] = [];
-    for (const claim of matrix.claims) rows.push(await judgeClaim(judge, claim, 'base', findings));
+    for (const claim of matrix.claims) {
+      judge.rows = { base: rows.length, head: 0 };
+      rows.push(await judgeClaim(judge, claim, 'base', findings));
+    }
 
     // The base's matrix is what is judged. A patch that edits it is already CONTRACT_TOUCHED; what its own
     // rows would have bound is shown too, so the reviewer sees what the edit was for.
@@ -141,10 +155,127 @@ export const claimsLayer: Layer = {
     };
     return {
       findings,
-      artifacts: [{ name: 'claims.json', content: `${JSON.stringify(report, null, 2)}\n` }],
+      artifacts: [{ name: CLAIMS_REPORT, content: jsonArtifact(report) }],
+      ...(deferred
+        ? {
+            part: {
+              report,
+              deferred,
+              layersRun: [...ctx.layersRun],
+              headOnly: [...ctx.overlay.headOnly],
+              ...(ctx.config.tests?.preset ? { preset: ctx.config.tests.preset } : {}),
+            } satisfies ClaimsPart,
+          }
+        : {}),
     };
   },
+  shards: { merge: mergeClaims },
 };
+
+const CLAIMS_REPORT = 'claims.json';
+
+/** A property cell a shard could not resolve alone, with what its share of the run saw of it. */
+interface DeferredCell {
+  side: 'base' | 'head';
+  /** Its row in claims.json: `claims` (base) or `head_claims` (head), by position. */
+  row: number;
+  claim: Pick<Claim, 'id' | 'source'>;
+  property: string;
+  /** For a test cell: the tests of this shard's run that the id names; null without a tests section. */
+  tests?: TestShare | null;
+}
+
+interface TestShare {
+  label: string;
+  census: boolean;
+  found: { outcome: TestOutcome; onBase?: boolean; census?: TestCensus }[];
+}
+
+interface ClaimsPart {
+  report: ClaimsReport;
+  deferred: DeferredCell[];
+  layersRun: string[];
+  headOnly: string[];
+  preset?: string;
+}
+
+interface ClaimsReport {
+  claims: ReturnType<typeof reportRow>[];
+  head_claims?: ReturnType<typeof reportRow>[];
+  [key: string]: unknown;
+}
+
+/** What one shard's run says of a test cell: the tests it ran that the id names. */
+async function testShare(ctx: LayerContext, side: 'base' | 'head', id: string): Promise<TestShare | null> {
+  const tests = ctx.tests;
+  if (!tests) return null;
+  const run = side === 'base' ? await tests.overlayRun() : await tests.headRun(0);
+  const found = [];
+  for (const t of matching(run.tests, id)) {
+    const onBase = await tests.baseHasTestFile(t);
+    const census = run.census?.get(pytestNodeId(t));
+    found.push({ outcome: t, ...(onBase !== undefined ? { onBase } : {}), ...(census ? { census } : {}) });
+  }
+  return { label: run.label, census: run.census !== undefined, found };
+}
+
+/**
+ * The claims of one run from its shards: everything but the property cells
+ * is the whole matrix's and the same on every shard; each property cell is
+ * resolved here against every shard's proofs and tests, as one run would.
+ */
+async function mergeClaims(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
+  const all = parts.map((p) => p.part as ClaimsPart);
+  const first = all[0] as ClaimsPart;
+  agreed(
+    'the claims outside their property cells',
+    all.map((a) => ({ ...a, deferred: a.deferred.map(({ tests: _t, ...d }) => d) })),
+  );
+  const findings = agreed(
+    'the claim findings outside the property cells',
+    parts.map((p) => p.findings),
+  ).slice();
+  const report = structuredClone(first.report);
+  for (const [i, d] of first.deferred.entries()) {
+    const shares = all.map((a) => a.deferred[i]?.tests);
+    const r = await resolveProperty(d.property, {
+      proofs: mctx.proofs,
+      layersRun: first.layersRun,
+      ...(shares.every((t) => t !== null) ? { testRun: async () => sharedRun(shares) } : {}),
+      onBase: async (t) => onBaseOf(shares, t),
+      headOnly: (file) => first.headOnly.includes(file),
+      ...(first.preset ? { preset: first.preset } : {}),
+    });
+    const cells: Partial<Record<Cell, CellResult>> = {};
+    const found: Finding[] = [];
+    applyProperty(d.claim, d.property, r, cells, found);
+    const rows = d.side === 'base' ? report.claims : (report.head_claims ?? []);
+    const row = rows[d.row];
+    if (row) row.cells = orderedCells({ ...row.cells, ...cells });
+    pushAll(findings, d.side === 'base' ? found : found.map(asHeadFinding));
+  }
+  return { findings, artifacts: [{ name: CLAIMS_REPORT, content: jsonArtifact(report) }] };
+}
+
+/** The tests every shard found for a cell, as one run's. */
+function sharedRun(shares: readonly (TestShare | null | undefined)[]): TestEvidenceRun {
+  const present = shares.filter((t): t is TestShare => t !== null && t !== undefined);
+  const label = agreed(
+    'the run a test cell reads',
+    present.map((t) => t.label),
+  );
+  const tests = present.flatMap((t) => t.found.map((f) => f.outcome));
+  if (!present.every((t) => t.census)) return { label, tests };
+  const census = new Map<string, TestCensus>();
+  for (const t of present)
+    for (const f of t.found) if (f.census) census.set(pytestNodeId(f.outcome), f.census);
+  return { label, tests, census };
+}
+
+function onBaseOf(shares: readonly (TestShare | null | undefined)[], t: TestOutcome): boolean | undefined {
+  for (const s of shares) for (const f of s?.found ?? []) if (f.outcome === t) return f.onBase;
+  return undefined;
+}
 
 interface ClaimRow {
   claim: Claim;
@@ -156,7 +287,7 @@ const reportRow = (r: ClaimRow) => ({
   id: r.claim.id,
   statement: r.claim.statement,
   source: r.claim.source,
-  cells: r.cells,
+  cells: orderedCells(r.cells),
   statement_problems: r.statement,
 });
 
@@ -165,6 +296,10 @@ interface Judge {
   cfg: ClaimsConfig;
   ledger: ClaimLedger;
   locked: Map<string, string> | undefined;
+  /** On a shard: where property cells go to wait for the merge. */
+  deferred?: DeferredCell[];
+  /** The row the claim being judged will have in claims.json, per side. */
+  rows?: { base: number; head: number };
 }
 
 /**
@@ -196,26 +331,26 @@ async function judgeClaim(j: Judge, claim: Claim, side: 'base' | 'head', out: Fi
     cells.fixture = await resolveFixture(ctx, claim, claim.fixture, j.locked, findings);
   if (claim.property !== undefined) {
     const tests = ctx.tests;
-    const r = await resolveProperty(claim.property, {
-      proofs: ctx.proofs,
-      layersRun: ctx.layersRun,
-      ...(tests ? { testRun: () => (side === 'base' ? tests.overlayRun() : tests.headRun(0)) } : {}),
-      onBase: async (t) => (tests ? tests.baseHasTestFile(t) : undefined),
-      headOnly: (file) => ctx.overlay.headOnly.includes(file),
-      ...(ctx.config.tests?.preset ? { preset: ctx.config.tests.preset } : {}),
-    });
-    cells.property = r.ok
-      ? { value: claim.property, status: 'bound', detail: r.detail }
-      : { value: claim.property, status: 'missing', why: r.why, detail: r.detail };
-    if (!r.ok)
-      findings.push(
-        finding('CLAIM_PROPERTY_MISSING', 'reject', claim, `property ${claim.property}: ${r.why}`, {
-          cell: 'property',
-          property: claim.property,
-          ...r.detail,
-          next: r.next,
-        }),
-      );
+    if (j.deferred) {
+      const ref = parsePropertyRef(claim.property);
+      j.deferred.push({
+        side,
+        row: j.rows?.[side] ?? 0,
+        claim: { id: claim.id, source: claim.source },
+        property: claim.property,
+        ...(ref.kind === 'test' ? { tests: await testShare(ctx, side, ref.id) } : {}),
+      });
+    } else {
+      const r = await resolveProperty(claim.property, {
+        proofs: ctx.proofs,
+        layersRun: ctx.layersRun,
+        ...(tests ? { testRun: () => (side === 'base' ? tests.overlayRun() : tests.headRun(0)) } : {}),
+        onBase: async (t) => (tests ? tests.baseHasTestFile(t) : undefined),
+        headOnly: (file) => ctx.overlay.headOnly.includes(file),
+        ...(ctx.config.tests?.preset ? { preset: ctx.config.tests.preset } : {}),
+      });
+      applyProperty(claim, claim.property, r, cells, findings);
+    }
   }
   if (claim.freeze !== undefined) cells.freeze = resolveFreeze(cfg, claim, claim.freeze, j.ledger, findings);
   const statement = cfg.statements === 'off' ? [] : lintStatement(claim.statement);
@@ -236,6 +371,35 @@ async function judgeClaim(j: Judge, claim: Claim, side: 'base' | 'head', out: Fi
   }
   pushAll(out, side === 'base' ? findings : findings.map(asHeadFinding));
   return { claim, cells, statement: statement.map((p) => p.kind) };
+}
+
+/** The property cell as resolved, and CLAIM_PROPERTY_MISSING when it binds nothing. */
+function applyProperty(
+  claim: Pick<Claim, 'id' | 'source'>,
+  property: string,
+  r: PropertyResolution,
+  cells: Partial<Record<Cell, CellResult>>,
+  findings: Finding[],
+): void {
+  cells.property = r.ok
+    ? { value: property, status: 'bound', detail: r.detail }
+    : { value: property, status: 'missing', why: r.why, detail: r.detail };
+  if (!r.ok)
+    findings.push(
+      finding('CLAIM_PROPERTY_MISSING', 'reject', claim, `property ${property}: ${r.why}`, {
+        cell: 'property',
+        property,
+        ...r.detail,
+        next: r.next,
+      }),
+    );
+}
+
+/** The cells in the matrix's order, whatever order they were resolved in. */
+function orderedCells(cells: Partial<Record<Cell, CellResult>>): Partial<Record<Cell, CellResult>> {
+  const out: Partial<Record<Cell, CellResult>> = {};
+  for (const c of CELLS) if (cells[c] !== undefined) out[c] = cells[c];
+  return out;
 }
 
 const asHeadFinding = (f: Finding): Finding => ({
@@ -261,6 +425,7 @@ async function judgeHeadMatrix(j: Judge, base: ClaimMatrix, out: Finding[]): Pro
   for (const claim of head.claims) {
     const was = onBase.get(claim.id);
     if (was && sameClaim(was, claim)) continue;
+    j.rows = { base: 0, head: rows.length };
     rows.push(await judgeClaim(j, claim, 'head', out));
   }
   for (const claim of base.claims) {

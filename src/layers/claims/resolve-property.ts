@@ -18,7 +18,7 @@ export interface PropertyEvidence {
   proofs: readonly PropertyProof[];
   layersRun: readonly string[];
   /** The base's tests on the head's code; undefined when the config has no tests section. */
-  testRun?: () => Promise<SuiteRun>;
+  testRun?: () => Promise<TestEvidenceRun>;
   /** Whether a test's file exists in the base revision (false: the patch added it). */
   onBase(test: TestOutcome): Promise<boolean | undefined>;
   /** Whether a test-side file exists only on the head (the overlay leaves such files out). */
@@ -57,8 +57,11 @@ function fromProof(proof: PropertyProof): PropertyResolution {
   return { ok: true, via: proof.kind, detail };
 }
 
+/** What the test cell reads of a run: its label, its outcomes, and the census of which generated inputs. */
+export type TestEvidenceRun = Pick<SuiteRun, 'label' | 'tests' | 'census'>;
+
 /** The outcomes a test id names: itself, or every parametrization of it (`id[...]`). */
-function matching(tests: readonly TestOutcome[], id: string): TestOutcome[] {
+export function matching(tests: readonly TestOutcome[], id: string): TestOutcome[] {
   return tests.filter((t) => {
     const nodeid = pytestNodeId(t);
     return [t.id, nodeid].some((x) => x === id || x.startsWith(`${id}[`));

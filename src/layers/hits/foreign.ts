@@ -29,6 +29,8 @@ export interface ScoreForeignOptions {
   signal: AbortSignal;
   /** Registers a property (unique name, locked fixture, well-formed claims) or reports why not. */
   accept(info: PropertyInfo): boolean;
+  /** On a shard: whether it scores this accepted property (the others are only listed). */
+  owns?(name: string): boolean;
   /** Counts properties scored. */
   progress?: ProgressTally;
 }
@@ -82,10 +84,15 @@ async function scoreWith(
  * by our code; only the check runs in the head's process, and its answers
  * are validated by the harness client before they count.
  */
-export async function scoreForeign(
-  opts: ScoreForeignOptions,
-): Promise<{ properties: ScoredProperty[]; problems: SourceProblem[]; empty: string[] }> {
+export async function scoreForeign(opts: ScoreForeignOptions): Promise<{
+  properties: ScoredProperty[];
+  listed: PropertyInfo[];
+  problems: SourceProblem[];
+  empty: string[];
+}> {
   const properties: ScoredProperty[] = [];
+  const listed: PropertyInfo[] = [];
+  const owns = opts.owns ?? (() => true);
   const problems: SourceProblem[] = [];
   const empty: string[] = [];
   const harnesses = [
@@ -112,6 +119,12 @@ export async function scoreForeign(
     return { fixture: fixture.value, mutants: [...generateMutants(fixture.value, opts.perturb)] };
   };
 
+  const fixtureReadable = async (info: PropertyInfo) => {
+    const fixture = await opts.fixtures.get(info.fixture);
+    if (!fixture.ok) problems.push({ source: info.source, property: info.name, message: fixture.message });
+    return fixture.ok;
+  };
+
   for (const h of harnesses) {
     let client: HarnessClient | undefined;
     try {
@@ -136,8 +149,14 @@ export async function scoreForeign(
         };
         try {
           if (!opts.accept(info)) continue;
+          if (!owns(info.name)) {
+            // Checked as a scoring shard checks it, so every shard lists and reports it alike.
+            if (await fixtureReadable(info)) listed.push(info);
+            continue;
+          }
           const input = await mutantsOf(info);
           if (!input) continue;
+          listed.push(info);
           const c = client;
           const runs = await scoreWith(
             (batch) => c.check(p.name, batch),
@@ -171,8 +190,13 @@ export async function scoreForeign(
     };
     try {
       if (!opts.accept(info)) continue;
+      if (!owns(info.name)) {
+        if (await fixtureReadable(info)) listed.push(info);
+        continue;
+      }
       const input = await mutantsOf(info);
       if (!input) continue;
+      listed.push(info);
       const checker = await CommandChecker.create({
         command: c.command,
         cwd: opts.root,
@@ -194,5 +218,5 @@ export async function scoreForeign(
       opts.progress?.finish();
     }
   }
-  return { properties, problems, empty };
+  return { properties, listed, problems, empty };
 }

@@ -6,6 +6,7 @@ import { contractFilesOf } from '../../contracts/registry.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
+import { byUnit, jsonArtifact, jsonParts } from '../shard-merge.js';
 import { attachEdits } from '../test-edits/attach.js';
 import type { Artifact, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
 import { judge } from './judge.js';
@@ -89,6 +90,7 @@ export const hitsLayer: Layer = {
     try {
       // One count over every revision scored: properties (each with all its runs) done of those listed.
       const progress = new ProgressTally(ctx.progress, 'properties scored');
+      const shard = ctx.shard;
       const common = {
         hits,
         locked: lockedSet,
@@ -96,6 +98,8 @@ export const hitsLayer: Layer = {
         signal: ctx.signal,
         sandbox: ctx.sandbox,
         progress,
+        // A shard lists every property and scores those it owns.
+        ...(shard ? { owns: (name: string) => shard.owns('property', name) } : {}),
       };
       // All revisions at once: each is mostly waiting for its processes to start and load their modules.
       [base, head, overlay] = await Promise.all([
@@ -130,7 +134,7 @@ export const hitsLayer: Layer = {
           `the harness of ${base.emptySources.join(', ')} lists no property in the base revision`,
         );
       }
-      if (base.properties.length === 0 && base.problems.length === 0) {
+      if (base.listed.length === 0 && base.problems.length === 0) {
         const keys = ['hits.properties', 'hits.python', 'hits.harnesses', 'hits.commands'];
         throw nothingConfigured(
           ctx.configFile,
@@ -145,17 +149,15 @@ export const hitsLayer: Layer = {
     // The ledger is judged against the base's properties and the base's locked fixtures.
     const baseFixtures = new FixtureCache(ctx.base.readCommitted);
     const fixtureValues = new Map<string, unknown>();
-    for (const p of base.properties) {
-      const fx = await baseFixtures.get(p.info.fixture);
-      if (fx.ok) fixtureValues.set(p.info.fixture, fx.value);
+    for (const info of base.listed) {
+      const fx = await baseFixtures.get(info.fixture);
+      if (fx.ok) fixtureValues.set(info.fixture, fx.value);
     }
     const verdict = applyLedgerRules({
       ledger,
       file: hits.ledger,
       today: ctx.today,
-      properties: new Map(
-        base.properties.map((p) => [p.info.name, { fixture: p.info.fixture, claims: p.info.claims }]),
-      ),
+      properties: new Map(base.listed.map((p) => [p.name, { fixture: p.fixture, claims: p.claims }])),
       fixtureDigest: (fixture) => locked.get(fixture),
       claimLivesInLock: (fixture, claim) => has(fixtureValues.get(fixture), claim),
     });
@@ -210,7 +212,23 @@ export const hitsLayer: Layer = {
       proofs: hitProofs(judged, onOverlay, new Set(frozen.keys())),
     };
   },
+  // A property is scored and judged on the shard that owns its name; the flake ledger's rules and the
+  // properties that failed to load are every shard's alike.
+  shards: byUnit({
+    unitOf: (f) => (f.code === 'CONFIG_INVALID' || f.code.startsWith('LEDGER_') ? undefined : 'property'),
+    artifacts: {
+      'hit_report.base.json': mergeHitReports,
+      'hit_report.head.json': mergeHitReports,
+      'hit_report.overlay.json': mergeHitReports,
+    },
+  }),
 };
+
+/** A hit report of one run: every shard's rows, by property name as one run orders them. */
+function mergeHitReports(contents: readonly string[]): string {
+  const rows = jsonParts<{ property: string }[]>(contents).flat();
+  return jsonArtifact(rows.sort((a, b) => (a.property < b.property ? -1 : a.property > b.property ? 1 : 0)));
+}
 
 /**
  * What the run proved per property: the base's property code on the head's

@@ -142,6 +142,9 @@ export function judge(input: JudgeInput): JudgeOutput {
     new Map(score.properties.map((p) => [p.info.name, judgeProperty(p)]));
   const base = verdicts(input.base);
   const head = verdicts(input.head);
+  // Whether a property exists on a side is its listing's say: a shard scores only the properties it owns.
+  const onBase = new Set(input.base.listed.map((i) => i.name));
+  const onHead = new Set(input.head.listed.map((i) => i.name));
 
   for (const side of [input.base, input.head]) {
     for (const p of side.problems) {
@@ -277,6 +280,7 @@ export function judge(input: JudgeInput): JudgeOutput {
   for (const [name, v] of base) {
     const h = head.get(name);
     const ev = { property: name, fixture: v.info.fixture, source: v.info.source };
+    if (!h && onHead.has(name)) continue;
     if (!h) {
       findings.push(
         f(
@@ -335,7 +339,7 @@ export function judge(input: JudgeInput): JudgeOutput {
     }
   }
   for (const [name, v] of head) {
-    if (base.has(name)) continue;
+    if (onBase.has(name)) continue;
     findings.push(
       f(
         'PROPERTY_SET_CHANGED',

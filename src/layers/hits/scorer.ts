@@ -30,7 +30,10 @@ export interface SourceProblem {
 
 export interface RevisionScore {
   side: 'base' | 'head';
+  /** The properties scored: all of them, or on a shard those it owns. */
   properties: ScoredProperty[];
+  /** Every property listed and accepted, scored here or not, by name. */
+  listed: PropertyInfo[];
   problems: SourceProblem[];
   /** Config keys of harnesses that answered `list` with no property. */
   emptySources: string[];
@@ -51,6 +54,8 @@ export interface ScoreRevisionOptions {
   signal: AbortSignal;
   /** Counts properties scored (all their runs), shared by the revisions scored at once. */
   progress?: ProgressTally;
+  /** On a shard: whether it scores this property (every one is listed and checked alike everywhere). */
+  owns?(name: string): boolean;
 }
 
 export function perturbOptions(hits: HitsConfig): PerturbOptions {
@@ -108,6 +113,8 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   const { hits, pool, root } = opts;
   const problems: SourceProblem[] = [];
   const properties: ScoredProperty[] = [];
+  const listed: PropertyInfo[] = [];
+  const owns = opts.owns ?? (() => true);
   const fixtures = new FixtureCache(opts.readCommitted);
   const perturb = perturbOptions(hits);
   const names = new Map<string, string>();
@@ -149,12 +156,12 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   // TypeScript/JavaScript properties: listed and scored inside the worker pool.
   const modules = await findModules(root, hits.properties);
   if (modules.length > 0) {
-    const listed = await pool.list(modules.map((m) => path.join(root, m)));
+    const found = await pool.list(modules.map((m) => path.join(root, m)));
     const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
-    for (const e of listed.errors)
+    for (const e of found.errors)
       problems.push({ source: rel(e.module), message: `${rel(e.module)}: ${e.message}` });
     const queued: { scored: ScoredProperty; module: string; name: string; fixture: unknown }[] = [];
-    for (const p of listed.properties) {
+    for (const p of found.properties) {
       const info: PropertyInfo = {
         name: p.name,
         fixture: p.fixture,
@@ -167,6 +174,8 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
         problems.push({ source: info.source, property: info.name, message: fixture.message });
         continue;
       }
+      listed.push(info);
+      if (!owns(info.name)) continue;
       const scored: ScoredProperty = { info, runs: [] };
       properties.push(scored);
       queued.push({ scored, module: p.module, name: p.name, fixture: fixture.value });
@@ -190,13 +199,17 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
     ...(hits.network ? { network: true } : {}),
     signal: opts.signal,
     accept,
+    owns,
     ...(opts.progress ? { progress: opts.progress } : {}),
   });
   pushAll(problems, scoredForeign.problems);
   pushAll(properties, scoredForeign.properties);
+  pushAll(listed, scoredForeign.listed);
 
-  properties.sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
-  return { side: opts.side, properties, problems, emptySources: scoredForeign.empty };
+  const byName = (a: PropertyInfo, b: PropertyInfo) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  properties.sort((a, b) => byName(a.info, b.info));
+  listed.sort(byName);
+  return { side: opts.side, properties, listed, problems, emptySources: scoredForeign.empty };
 }
 
 /** How many tasks each worker gets: more balances uneven properties, fewer saves round trips. */

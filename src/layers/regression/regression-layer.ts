@@ -20,20 +20,24 @@ import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import { inventoryKey, type SuiteRun } from '../../runners/tests/session.js';
 import { failureSignature, skipKind } from '../../signatures/signature.js';
 import { pushAll } from '../../util/arrays.js';
+import { byCodePoint } from '../../util/compare.js';
 import { type ExcuseCandidate, excuses } from '../freeze-evidence.js';
 import { acceptedByHuman, overridable } from '../override.js';
+import { agreed, byUnit, jsonArtifact, jsonParts } from '../shard-merge.js';
 import { excusedBySignature } from '../signature-excuse.js';
 import { attachEdits, queryOf } from '../test-edits/attach.js';
 import type { Finding, FrozenItem, Layer, LayerContext, Override } from '../types.js';
 import { byId, type Disagreement, disagreements } from './compare-runs.js';
 import { groupByFile } from './group-findings.js';
-import { nothingRanFinding } from './nothing-ran.js';
+import { type NothingRan, nothingRan, nothingRanFinding, nothingRanOnAll } from './nothing-ran.js';
 import { reachFindings } from './reach.js';
 import { testSideFindings } from './test-side-findings.js';
 import { toolchainFindings } from './toolchain.js';
 import { causeFor, loadFailures, type VanishCause } from './vanish-cause.js';
 
 const LAYER = 'regression';
+const PER_TEST = new Set(['REGRESSION', 'TEST_VANISHED']);
+const OVERLAY_REPORT = 'overlay.json';
 
 /** The failure (or skip) a signature row would have to cover, as the signatures layer reads it. */
 function firstProblem(t: TestOutcome): { kind: string; message: string; body?: string } {
@@ -116,7 +120,10 @@ export const regressionLayer: Layer = {
     // deleted test file comes from here.
     const files = new Set<string>();
     let unknownFile = false;
-    if (!ov.sameAsHead) for (const f of ov.restored) if (await isRunnableTestFile(ctx, f)) files.add(f);
+    // A shard reruns the restored files it owns; the others' shards rerun theirs.
+    const mine = (f: string) => !ctx.shard || ctx.shard.owns('test-file', f);
+    if (!ov.sameAsHead)
+      for (const f of ov.restored) if (mine(f) && (await isRunnableTestFile(ctx, f))) files.add(f);
     for (const id of notPassing) {
       const t = overlay.get(id)?.[0] ?? headRun?.tests.find((x) => x.id === id);
       const file = t ? testFileOf(preset, t) : undefined;
@@ -211,39 +218,103 @@ export const regressionLayer: Layer = {
       return parts ? queryOf(preset, parts) : undefined;
     });
     pushAll(findings, groupByFile(explained.map((f) => offerOverride(f, String(f.evidence.test)))));
-    const none = await nothingRanFinding(LAYER, overlayRun, tests, ctx.signal);
-    if (none) findings.push(none);
+    const none = await nothingRan(overlayRun, tests, ctx.signal);
+    // On a shard, nothing having run on its share is no finding yet: the merge asks all of them.
+    if (none && !ctx.shard) findings.push(nothingRanFinding(LAYER, none));
+    const report: OverlayReport = {
+      restored: ov.restored,
+      headOnly: ov.headOnly,
+      merged: ov.merged,
+      fromBase: ov.fromBase,
+      // Why each path beyond the globs is test side: the base file and key that name it.
+      named: ov.named,
+      shared: ov.shared,
+      overlayTests: overlayRun.tests.length,
+      baseInventory: { how: inventory.how, label: inventory.label, tests: inventory.tests.length },
+      baseRerun: base ? { label: base.label, tests: base.tests.length, files: [...files].sort() } : null,
+      ...(refused.length > 0 ? { pluginsRefused: refused } : {}),
+    };
     return {
       findings,
       overrides,
       frozen,
-      artifacts: [
-        {
-          name: 'overlay.json',
-          content: `${JSON.stringify(
-            {
-              restored: ov.restored,
-              headOnly: ov.headOnly,
-              merged: ov.merged,
-              fromBase: ov.fromBase,
-              // Why each path beyond the globs is test side: the base file and key that name it.
-              named: ov.named,
-              shared: ov.shared,
-              overlayTests: overlayRun.tests.length,
-              baseInventory: { how: inventory.how, label: inventory.label, tests: inventory.tests.length },
-              baseRerun: base
-                ? { label: base.label, tests: base.tests.length, files: [...files].sort() }
-                : null,
-              ...(refused.length > 0 ? { pluginsRefused: refused } : {}),
-            },
-            null,
-            2,
-          )}\n`,
-        },
-      ],
+      artifacts: [{ name: OVERLAY_REPORT, content: jsonArtifact(report) }],
+      ...(ctx.shard ? { part: { nothingRan: none ?? null } } : {}),
     };
   },
+  // A base test's finding is its file's, judged on the shard that ran it; the toolchain, reach and
+  // test-side findings read the trees alone, and every shard gives them alike.
+  shards: byUnit({
+    unitOf: (f) => (PER_TEST.has(f.code) ? 'test' : undefined),
+    extra: (parts) => {
+      const none = nothingRanOnAll(
+        parts.map((p) => (p.part as RegressionPart | undefined)?.nothingRan ?? undefined),
+      );
+      return none ? [nothingRanFinding(LAYER, none)] : [];
+    },
+    artifacts: { [OVERLAY_REPORT]: mergeOverlayReports },
+  }),
 };
+
+interface RegressionPart {
+  nothingRan: NothingRan | null;
+}
+
+interface OverlayReport {
+  restored: readonly string[];
+  headOnly: readonly string[];
+  merged: readonly string[];
+  fromBase: readonly unknown[];
+  named: readonly unknown[];
+  shared: readonly unknown[];
+  overlayTests: number;
+  baseInventory: { how: string; label: string; tests: number };
+  baseRerun: { label: string; tests: number; files: string[] } | null;
+  pluginsRefused?: { name: string; location: string }[];
+}
+
+/** overlay.json of one run, from the shards': the overlay is the same; counts add up, files join. */
+function mergeOverlayReports(contents: readonly string[]): string {
+  const parts = jsonParts<OverlayReport>(contents);
+  const first = parts[0] as OverlayReport;
+  const { overlayTests: _t, baseInventory: _i, baseRerun: _r, pluginsRefused: _p, ...tree } = first;
+  agreed(
+    'the overlay (overlay.json)',
+    parts.map(({ overlayTests: _a, baseInventory: _b, baseRerun: _c, pluginsRefused: _d, ...rest }) => rest),
+  );
+  const reruns = parts.flatMap((p) => (p.baseRerun ? [p.baseRerun] : []));
+  const refused = new Map<string, { name: string; location: string }>();
+  for (const p of parts)
+    for (const r of p.pluginsRefused ?? []) refused.set(`${r.name}\u241f${r.location}`, r);
+  const report: OverlayReport = {
+    ...tree,
+    overlayTests: parts.reduce((n, p) => n + p.overlayTests, 0),
+    baseInventory: {
+      how: agreed(
+        'how the base lists its tests',
+        parts.map((p) => p.baseInventory.how),
+      ),
+      label: agreed(
+        'the label of the base listing',
+        parts.map((p) => p.baseInventory.label),
+      ),
+      tests: parts.reduce((n, p) => n + p.baseInventory.tests, 0),
+    },
+    baseRerun:
+      reruns.length === 0
+        ? null
+        : {
+            label: agreed(
+              "the label of the base's run",
+              reruns.map((r) => r.label),
+            ),
+            tests: reruns.reduce((n, r) => n + r.tests, 0),
+            files: [...new Set(reruns.flatMap((r) => r.files))].sort(byCodePoint),
+          },
+    ...(refused.size > 0 ? { pluginsRefused: [...refused.values()] } : {}),
+  };
+  return jsonArtifact(report);
+}
 
 /** A restored test-side file the runner would load as tests (not a config or setup file). */
 async function isRunnableTestFile(ctx: LayerContext, file: string): Promise<boolean> {

@@ -108,10 +108,33 @@ export async function replayTape(opts: ReplayTapeOptions): Promise<TapeReplay> {
           ...onReplayed,
         })
       : undefined;
+  const order = replayOrder(opts.rows);
   return {
-    replays: [...(fc?.replays ?? []), ...(py?.replays ?? []), ...(cmd?.replays ?? [])],
-    counts: [...(fc?.counts ?? []), ...(py?.counts ?? []), ...(cmd?.counts ?? [])],
+    replays: [...(fc?.replays ?? []), ...(py?.replays ?? []), ...(cmd?.replays ?? [])].sort(order.replays),
+    counts: [...(fc?.counts ?? []), ...(py?.counts ?? []), ...(cmd?.counts ?? [])].sort(order.counts),
     processes: { pytest: py?.processes ?? 0, command: cmd?.processes ?? 0 },
     ...(fc ? { fastCheck: fc.fastCheck } : {}),
+  };
+}
+
+/**
+ * Replays and counts in tape order (row, then the row's seeds), whichever
+ * runner gave them and in whatever order: a shard's share of the rows then
+ * sorts into the same place it has in one run's report.
+ */
+export function replayOrder(rows: readonly Pick<TapeRow, 'id' | 'seeds'>[]): {
+  replays: (a: SeedReplay, b: SeedReplay) => number;
+  counts: (a: ExampleCount, b: ExampleCount) => number;
+} {
+  const rowAt = new Map(rows.map((r, i) => [r.id, i]));
+  const seedAt = new Map(rows.map((r) => [r.id, new Map(r.seeds.map((s, i) => [s.seed, i]))]));
+  const row = (id: string) => rowAt.get(id) ?? rows.length;
+  const seed = (id: string, s: string) => seedAt.get(id)?.get(s) ?? Number.MAX_SAFE_INTEGER;
+  return {
+    replays: (a, b) =>
+      row(a.property) - row(b.property) ||
+      seed(a.property, a.seed) - seed(b.property, b.seed) ||
+      (a.seed < b.seed ? -1 : a.seed > b.seed ? 1 : 0),
+    counts: (a, b) => row(a.property) - row(b.property),
   };
 }

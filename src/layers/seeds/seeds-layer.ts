@@ -10,11 +10,12 @@ import { testSideFor } from '../../overlay/test-side.js';
 import { breachEvidence } from '../../sandbox/sandbox.js';
 import { pushAll } from '../../util/arrays.js';
 import { ProgressTally } from '../progress.js';
+import { agreed, byUnit, jsonArtifact, jsonParts } from '../shard-merge.js';
 import { attachEdits, queryOfNodeId } from '../test-edits/attach.js';
-import type { Finding, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
+import type { Finding, Layer, LayerContext, LayerOutcome, NamedContract, PropertyProof } from '../types.js';
 import { compareTapes } from './compare-tapes.js';
-import type { SeedReplay } from './model.js';
-import { COUNT_SEED, replayTape } from './replay-tape.js';
+import type { ExampleCount, SeedReplay } from './model.js';
+import { COUNT_SEED, replayOrder, replayTape } from './replay-tape.js';
 
 const LAYER = 'seeds';
 
@@ -144,13 +145,16 @@ export const seedsLayer: Layer = {
     const findings = compareTapes(tape, head, headProblem);
 
     const rows = new Map(tape.rows.map((r) => [r.id, r]));
+    // A shard replays the rows it owns; the tape's own comparison is every shard's alike.
+    const shard = ctx.shard;
+    const mine = shard ? tape.rows.filter((r) => shard.owns('tape-row', r.id)) : tape.rows;
     // One count over the head's replay and the overlay's, when that runs too.
     const progress = new ProgressTally(ctx.progress, 'seed replays');
     const replayOn = (root: string, logDir: string) =>
       replayTape({
         progress,
         root,
-        rows: tape.rows,
+        rows: mine,
         config: cfg,
         // The base config's variables, never the head's: `seeds.env` is read from the base.
         env: ctx.sandbox.environment(cfg.env),
@@ -270,21 +274,62 @@ export const seedsLayer: Layer = {
     return {
       findings: explained,
       artifacts,
-      proofs: judged ? seedProofs(tape, judged, ctx.overlay.sameAsHead ? 'head' : 'overlay') : [],
+      proofs: judged ? seedProofs(mine, judged, ctx.overlay.sameAsHead ? 'head' : 'overlay') : [],
+      ...(shard ? { part: { rows: tape.rows.map((r) => ({ id: r.id, seeds: r.seeds })) } } : {}),
     };
   },
+  // A row is replayed and judged on the shard that owns it; the tape's comparison is the whole patch's.
+  shards: byUnit({
+    unitOf: (f) => (f.code === 'SEED_DROPPED' || f.code === 'MIN_EXAMPLES_LOWERED' ? undefined : 'tape-row'),
+    artifacts: { 'seed_replay.json': mergeReplays, 'seed_replay.overlay.json': mergeReplays },
+  }),
 };
+
+interface ReplayReport {
+  schema: string;
+  tape: string;
+  fast_check?: unknown;
+  processes: { pytest: number; command: number };
+  replays: SeedReplay[];
+  counts: ExampleCount[];
+}
+
+/** A replay report of one run: every shard's replays and counts in tape order; processes add up. */
+function mergeReplays(contents: readonly string[], parts: readonly LayerOutcome[]): string {
+  const reports = jsonParts<ReplayReport>(contents);
+  const rows = agreed(
+    'the seed tape',
+    parts.map((p) => (p.part as { rows: Pick<TapeRow, 'id' | 'seeds'>[] }).rows),
+  );
+  const order = replayOrder(rows);
+  const first = reports[0] as ReplayReport;
+  const fastCheck = reports.find((r) => r.fast_check !== undefined)?.fast_check;
+  return jsonArtifact({
+    schema: first.schema,
+    tape: agreed(
+      'the tape replayed',
+      reports.map((r) => r.tape),
+    ),
+    ...(fastCheck !== undefined ? { fast_check: fastCheck } : {}),
+    processes: {
+      pytest: reports.reduce((n, r) => n + r.processes.pytest, 0),
+      command: reports.reduce((n, r) => n + r.processes.command, 0),
+    },
+    replays: reports.flatMap((r) => r.replays).sort(order.replays),
+    counts: reports.flatMap((r) => r.counts).sort(order.counts),
+  });
+}
 
 /**
  * Per tape row, whether the replay the base's seed code ran on the head's code
  * held: every recorded seed passed and the counted examples met the floor.
  */
 function seedProofs(
-  tape: Tape,
+  rows: readonly TapeRow[],
   replay: Awaited<ReturnType<typeof replayTape>>,
   side: 'head' | 'overlay',
 ): PropertyProof[] {
-  return tape.rows.map((row) => {
+  return rows.map((row) => {
     const replays = replay.replays.filter((r) => r.property === row.id);
     const count = replay.counts.find((c) => c.property === row.id);
     const bad = replays.find((r) => r.status !== 'pass');

@@ -60,7 +60,12 @@ export async function markAddedSkips(
   if (onBase.length > 0) {
     let base: TestOutcome[] = [];
     try {
-      base = (await tests.baseRun(onBase.map((u) => parts(u.t)))).tests;
+      base = (
+        await tests.baseRun(
+          onBase.map((u) => parts(u.t)),
+          'skips',
+        )
+      ).tests;
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       // The base's rerun is only evidence for the next step; without it the finding keeps the freeze advice.

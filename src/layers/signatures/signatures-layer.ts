@@ -20,6 +20,7 @@ import { pushAll } from '../../util/arrays.js';
 import { classifyFailures, type NewFailure } from '../failure-class.js';
 import { historyEvidence, historyWords } from '../flake-history.js';
 import { type ExcuseCandidate, excuses } from '../freeze-evidence.js';
+import { agreed, byUnit } from '../shard-merge.js';
 import { excusedBySignature } from '../signature-excuse.js';
 import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
 import { markAddedSkips } from './added-skip.js';
@@ -201,14 +202,38 @@ export const signaturesLayer: Layer = {
     return {
       findings: await markAddedSkips(ctx, ctx.tests, findings, run.tests),
       frozen,
-      ...(shared
-        ? {
-            note: `the head ran only the test file(s) it changed (${shared.files.length}); for every other file, whose tests and code are the same in both trees, the outcomes are those of ${shared.label}`,
-          }
+      ...(shared ? { note: sharedNote(shared.files.length, shared.label) } : {}),
+      ...(ctx.shard
+        ? { part: { shared: shared ? { files: shared.files.length, label: shared.label } : null } }
         : {}),
     };
   },
+  // Every finding but a deleted freeze row is about a test, judged on the shard that ran its file.
+  shards: byUnit({
+    unitOf: (f) => (f.code === 'SIGNATURE_ROW_DELETED' ? undefined : 'test'),
+    note: (parts) => {
+      const shared = parts.map((p) => (p.part as SignaturesPart | undefined)?.shared ?? null);
+      // A shard whose head ran whole did what one run would have done: the run ran whole.
+      if (shared.some((s) => s === null)) return undefined;
+      const label = agreed(
+        'the run the head shared',
+        shared.map((s) => s?.label),
+      );
+      return sharedNote(
+        shared.reduce((n, s) => n + (s?.files ?? 0), 0),
+        label ?? '',
+      );
+    },
+  }),
 };
+
+interface SignaturesPart {
+  shared: { files: number; label: string } | null;
+}
+
+function sharedNote(files: number, label: string): string {
+  return `the head ran only the test file(s) it changed (${files}); for every other file, whose tests and code are the same in both trees, the outcomes are those of ${label}`;
+}
 
 /**
  * What each failure no row covers is, once reruns said: pre-existing or

@@ -4,6 +4,7 @@
  * the import chain), a summary for the scorecard, and one line for the
  * reports.
  */
+import { byCodePoint } from '../../util/compare.js';
 import type { ScopeSummary } from '../types.js';
 import type { ProbeReason, ProbeScope } from './probe-scope.js';
 
@@ -47,6 +48,24 @@ export function scopeNote(scope: ProbeScope): string {
     return `probed no test: no test file (of ${total}) reaches what the patch changed; see ${STABILITY_ARTIFACT}`;
   const first = scope.probed[0];
   return `probed ${scope.probed.length} of ${total} test files (${first?.file}${first?.why[0] ? `: ${reasonText(first.why[0])}` : ''}${scope.probed.length > 1 ? ', …' : ''}); see ${STABILITY_ARTIFACT}`;
+}
+
+/**
+ * The scope one run would have probed, from the shares of shards: each
+ * judged the test files it ran; the changes and the reasons to probe
+ * everything are the whole patch's, the same on every shard.
+ */
+export function mergeScopes(scopes: readonly ProbeScope[]): ProbeScope {
+  const first = scopes[0] as ProbeScope;
+  const byFile = (a: { file: string }, b: { file: string }) => byCodePoint(a.file, b.file);
+  const all = scopes.every((s) => s.mode === 'all');
+  return {
+    mode: all ? 'all' : 'affected',
+    reasons: all ? first.reasons : [],
+    probed: scopes.flatMap((s) => s.probed).sort(byFile),
+    notProbed: scopes.flatMap((s) => s.notProbed).sort(byCodePoint),
+    changes: first.changes,
+  };
 }
 
 export function scopeArtifact(

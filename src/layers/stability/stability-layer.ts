@@ -8,10 +8,13 @@ import { TestRunError } from '../../runners/tests/errors.js';
 import { runRepeated } from '../../runners/tests/parallel.js';
 import { type TestIdParts, testFileOf } from '../../runners/tests/presets.js';
 import type { SuiteRun } from '../../runners/tests/session.js';
+import { byCodePoint } from '../../util/compare.js';
 import { type FlakeRecord, historyEvidence, historyWords } from '../flake-history.js';
 import { ProgressTally } from '../progress.js';
-import type { Finding, FrozenItem, Layer, LayerContext, NamedContract } from '../types.js';
-import { STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
+import { agreed, byUnit } from '../shard-merge.js';
+import type { Finding, FrozenItem, Layer, LayerContext, LayerOutcome, NamedContract } from '../types.js';
+import { mergeScopes, STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
+import type { ProbeScope } from './probe-scope.js';
 import { scopeOfPatch } from './scope-of-patch.js';
 
 const LAYER = 'stability';
@@ -91,14 +94,17 @@ export const stabilityLayer: Layer = {
     const first = await tests.headRun(0).finally(() => tally.finish());
     const scope = await scopeOfPatch(ctx, first, LAYER);
     const told = { note: scopeNote(scope), scope: scopeSummary(scope) };
-    const report = (labels: string[], judged: number, flakyIds: string[]) => ({
-      name: STABILITY_ARTIFACT,
-      content: scopeArtifact(scope, { labels, runs: cfg.runs, tests: judged, flaky: flakyIds }),
-    });
+    // On a shard, the scope and the runs are its share's: the merge puts the shares together.
+    let probe: ProbeRuns = { labels: [first.label], runs: cfg.runs, tests: 0, flaky: [] };
+    const report = (labels: string[], judged: number, flakyIds: string[]) => {
+      probe = { labels, runs: cfg.runs, tests: judged, flaky: [...flakyIds].sort(byCodePoint) };
+      return { name: STABILITY_ARTIFACT, content: scopeArtifact(scope, probe) };
+    };
+    const shardPart = (): { part?: StabilityPart } => (ctx.shard ? { part: { scope, probe } } : {});
     if (scope.mode === 'affected' && scope.probed.length === 0) {
       // Nothing the patch changed reaches a test: no rerun could show a flake of its making.
       tally.finish(cfg.runs - 1);
-      return { findings: [], artifacts: [report([first.label], 0, [])], ...told };
+      return { findings: [], artifacts: [report([first.label], 0, [])], ...told, ...shardPart() };
     }
     let headRuns: SuiteRun[];
     if (scope.mode === 'all') {
@@ -143,7 +149,7 @@ export const stabilityLayer: Layer = {
         flaky.map(([id]) => id),
       ),
     ];
-    if (flaky.length === 0) return { findings, artifacts, ...told };
+    if (flaky.length === 0) return { findings, artifacts, ...told, ...shardPart() };
 
     // Rerun on the base by what exists there: a test whose file the base lacks is new (and asking the base
     // runner for it would make it run nothing at all); a rerun that runs nothing is an error, never absence.
@@ -173,7 +179,7 @@ export const stabilityLayer: Layer = {
     if (subset.length > 0) {
       tally.expect(cfg.runs);
       for (let i = 0; i < cfg.runs; i++) {
-        baseRuns.push(await tests.baseRun(subset));
+        baseRuns.push(await tests.baseRun(subset, 'stability'));
         tally.finish();
       }
     }
@@ -225,6 +231,46 @@ export const stabilityLayer: Layer = {
         evidence: { ...evidence, freeze: cfg.freeze },
       });
     }
-    return { findings, frozen, artifacts, ...told };
+    return { findings, frozen, artifacts, ...told, ...shardPart() };
   },
+  // Each test is probed on the shard that runs its file; the scope, the note and stability.json are the
+  // shares' put together.
+  shards: byUnit({
+    unitOf: () => 'test',
+    note: (parts) => scopeNote(mergedScope(parts)),
+    scope: (parts) => scopeSummary(mergedScope(parts)),
+    artifacts: {
+      [STABILITY_ARTIFACT]: (_contents, parts) => {
+        const stab = stabilityParts(parts);
+        const ran = stab.filter((p) => p.probe.labels.length > 1);
+        return scopeArtifact(mergeScopes(stab.map((p) => p.scope)), {
+          labels: ran[0]?.probe.labels ?? stab[0]?.probe.labels ?? [],
+          runs: agreed(
+            'the number of stability runs',
+            stab.map((p) => p.probe.runs),
+          ),
+          tests: stab.reduce((n, p) => n + p.probe.tests, 0),
+          flaky: stab.flatMap((p) => p.probe.flaky).sort(byCodePoint),
+        });
+      },
+    },
+  }),
 };
+
+interface ProbeRuns {
+  labels: string[];
+  runs: number;
+  tests: number;
+  flaky: string[];
+}
+
+interface StabilityPart {
+  scope: ProbeScope;
+  probe: ProbeRuns;
+}
+
+const stabilityParts = (parts: readonly LayerOutcome[]): StabilityPart[] =>
+  parts.map((p) => p.part as StabilityPart);
+
+const mergedScope = (parts: readonly LayerOutcome[]): ProbeScope =>
+  mergeScopes(stabilityParts(parts).map((p) => p.scope));

@@ -9,7 +9,8 @@
  */
 import { switchOf } from '../../config/layers-on.js';
 import { acceptedByHuman, overridable } from '../override.js';
-import type { Finding, Layer, LayerContext, Override } from '../types.js';
+import { agreed } from '../shard-merge.js';
+import type { Finding, Layer, LayerContext, LayerOutcome, Override } from '../types.js';
 import { testEditsOf } from './analysis.js';
 import { editClause, editEvidence, MAX_ATTACHED } from './attach.js';
 import { editLocation, type TestEdit } from './model.js';
@@ -22,47 +23,87 @@ export const testEditsLayer: Layer = {
   contractFiles: () => [],
   async run(ctx: LayerContext) {
     const analysis = await testEditsOf(ctx);
-    const reject = ctx.config.tests?.weakened === 'reject';
-    const variable = ctx.config.tests?.overrideTokenEnv ?? 'PATCHGATE_TESTS_OVERRIDE';
-    const overridden = reject && ctx.overrides.active(variable);
-    const overrides: Override[] = [];
-    const left = analysis.unexplained();
-    const groups = new Map<string, TestEdit[]>();
-    for (const e of left) {
-      const key = `${e.file}\u241f${e.test ?? ''}`;
-      const g = groups.get(key);
-      if (g) g.push(e);
-      else groups.set(key, [e]);
-    }
-    const findings: Finding[] = [];
-    for (const edits of groups.values()) {
-      const first = edits[0]!;
-      let f = weakened(first, edits, reject);
-      if (reject) f = overridable(f, variable);
-      if (overridden) f = acceptedByHuman(f, first.file, variable, overrides);
-      findings.push(f);
-    }
-    const unexplained = new Set(left);
-    return {
-      findings,
-      overrides,
-      artifacts: [
-        {
-          name: 'test_edits.json',
-          content: `${JSON.stringify(
-            {
-              schema: 'patchgate/test-edits@1',
-              files: analysis.fileCount,
-              edits: analysis.edits.map((e) => ({ ...editEvidence(e), explained: !unexplained.has(e) })),
-            },
-            null,
-            2,
-          )}\n`,
-        },
-      ],
+    const left = new Set(analysis.unexplained());
+    const facts: EditFacts = {
+      reject: ctx.config.tests?.weakened === 'reject',
+      variable: ctx.config.tests?.overrideTokenEnv ?? 'PATCHGATE_TESTS_OVERRIDE',
+      overridden: false,
+      files: analysis.fileCount,
+      edits: analysis.edits.map((edit) => ({ edit, explained: !left.has(edit) })),
     };
+    facts.overridden = facts.reject && ctx.overrides.active(facts.variable);
+    // On a shard, an edit another shard's finding explains is no weakened test: the merge decides.
+    if (ctx.shard) return { findings: [], part: facts };
+    return judgeEdits(facts);
+  },
+  shards: {
+    merge(parts) {
+      const all = parts.map((p) => p.part as EditFacts);
+      const first = all[0] as EditFacts;
+      agreed(
+        'the test-side edits',
+        all.map((f) => ({ ...f, edits: f.edits.map((e) => e.edit) })),
+      );
+      // Explained when any shard's finding explained it: that finding is in the merged run.
+      return judgeEdits({
+        ...first,
+        edits: first.edits.map((e, i) => ({
+          edit: e.edit,
+          explained: all.some((f) => f.edits[i]?.explained),
+        })),
+      });
+    },
   },
 };
+
+/** Every test-side edit of the patch, whether a finding explained it, and the rules for the rest. */
+interface EditFacts {
+  reject: boolean;
+  variable: string;
+  overridden: boolean;
+  files: number;
+  edits: { edit: TestEdit; explained: boolean }[];
+}
+
+/** TEST_WEAKENED for each edited test no finding explained, and test_edits.json. */
+function judgeEdits(facts: EditFacts): LayerOutcome {
+  const { reject, variable, overridden } = facts;
+  const overrides: Override[] = [];
+  const groups = new Map<string, TestEdit[]>();
+  for (const { edit: e, explained } of facts.edits) {
+    if (explained) continue;
+    const key = `${e.file}\u241f${e.test ?? ''}`;
+    const g = groups.get(key);
+    if (g) g.push(e);
+    else groups.set(key, [e]);
+  }
+  const findings: Finding[] = [];
+  for (const edits of groups.values()) {
+    const first = edits[0]!;
+    let f = weakened(first, edits, reject);
+    if (reject) f = overridable(f, variable);
+    if (overridden) f = acceptedByHuman(f, first.file, variable, overrides);
+    findings.push(f);
+  }
+  return {
+    findings,
+    overrides,
+    artifacts: [
+      {
+        name: 'test_edits.json',
+        content: `${JSON.stringify(
+          {
+            schema: 'patchgate/test-edits@1',
+            files: facts.files,
+            edits: facts.edits.map(({ edit, explained }) => ({ ...editEvidence(edit), explained })),
+          },
+          null,
+          2,
+        )}\n`,
+      },
+    ],
+  };
+}
 
 function weakened(first: TestEdit, edits: readonly TestEdit[], reject: boolean): Finding {
   const what =

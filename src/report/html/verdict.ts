@@ -54,7 +54,13 @@ export function verdictSection(card: Scorecard): string {
 <dt>rules</dt><dd><code>${esc(card.config.file)}</code> read from the base</dd>
 <dt>today</dt><dd>${esc(card.today)}</dd>
 <dt>head code</dt><dd>${esc(isolation)}</dd>
-<dt>total time</dt><dd>${esc(duration(card.timings.totalMs))}</dd>
+<dt>total time</dt><dd>${esc(duration(card.timings.totalMs))}</dd>${
+    card.shard
+      ? `\n<dt>shard</dt><dd id="shard"><strong>partial: shard ${card.shard.index} of ${card.shard.total}</strong> (${card.shard.testFiles} test file(s)); <code>patchgate merge</code> gives the run's verdict</dd>`
+      : card.shards
+        ? `\n<dt>shards</dt><dd id="shards">merged from ${card.shards.total} (${card.shards.plan.files} test file(s), split by ${esc(card.shards.plan.by)})</dd>`
+        : ''
+  }
 </dl>
 </header>`;
 }

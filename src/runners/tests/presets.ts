@@ -466,17 +466,26 @@ export function resolveTestCommand(
       'resolveTestCommand: files need a preset that can select them, and at least one file',
     );
   }
-  if (preset.selectsInProcess && wantsSubset && !opts.collect) {
+  // A listing of some files only (a shard's share of the base's tests) selects them as a run would.
+  if (preset.selectsInProcess && wantsSubset && (!opts.collect || opts.tests === undefined)) {
     const selection: TestSelection = {
       nodeids: opts.tests === undefined ? [] : preset.subsetArgs(opts.tests),
       files: opts.files === undefined ? [] : unique(opts.files),
     };
-    const argv = expand(template, [...args], fill, hasTests);
+    const argv = expand(
+      template,
+      [...args, ...(opts.collect ? (preset.collectArgs ?? []) : [])],
+      fill,
+      hasTests,
+    );
     return { argv, env, selection, ...(junitFrom === undefined ? {} : { junitFrom }) };
   }
   const subset =
     opts.collect && preset.collectArgs
-      ? [...preset.collectArgs]
+      ? [
+          ...preset.collectArgs,
+          ...(opts.files !== undefined && preset.fileArgs ? preset.fileArgs(opts.files) : []),
+        ]
       : opts.files !== undefined && preset.fileArgs
         ? preset.fileArgs(opts.files)
         : opts.tests === undefined

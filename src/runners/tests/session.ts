@@ -109,6 +109,23 @@ export interface TestSessionOptions {
   onRuns?(done: number, total: number): void;
   /** Called with every run that reported, as it finishes; a throwing listener is ignored. */
   onSuiteRun?(run: SuiteRun): void;
+  /**
+   * A sharded run's share of the suite (see src/shard/): each run of the
+   * whole suite runs `files` only (nothing when there are none), and every
+   * run keeps only the outcomes of files this shard owns, so each test is
+   * judged by exactly one shard even where a runner's file filter matches
+   * more than the file named. With `suite`, the runner cannot select files:
+   * the shard that owns the suite runs it whole, the others run nothing.
+   */
+  shard?: SessionShard;
+}
+
+/** What a test session of one shard runs: see TestSessionOptions.shard. */
+export interface SessionShard {
+  files: readonly string[];
+  /** `whole`: this shard runs the suite unsplit; `none`: no test runs at all; `files`: `files` only. */
+  mode: 'files' | 'whole' | 'none';
+  ownsFile(file: string): boolean;
 }
 
 /** Failures of a head-code run that the base's run of the same command can show to be the patch's doing. */
@@ -120,6 +137,8 @@ interface SuiteRequest {
   subset?: TestIdParts[];
   files?: string[];
   collect?: boolean;
+  /** On a shard: keep every outcome, whichever shard owns its file (a lookup, not a run of tests to judge). */
+  anyShard?: boolean;
 }
 
 /**
@@ -138,9 +157,13 @@ interface SuiteRequest {
 export class TestSession {
   private readonly headRuns = new Map<number, Promise<SuiteRun>>();
   private prepared = new Map<RunSide, Promise<unknown>>();
-  private baseRunCount = 0;
-  private headRerunCount = 0;
-  private overlayRerunCount = 0;
+  /**
+   * Reruns are counted per side and purpose (`base-excuse-2`, `head-rerun-1`):
+   * a run's label says what it was for, and is the same whichever other
+   * reruns came before it (on a shard, or in one run).
+   */
+  private readonly counts = new Map<string, number>();
+  private baseFullCount = 0;
   private runsStarted = 0;
   private runsDone = 0;
   private inventoryP: Promise<Inventory> | undefined;
@@ -310,7 +333,53 @@ export class TestSession {
     };
   }
 
+  /**
+   * A shard's request: the whole suite becomes the shard's files, or no run at
+   * all; what any run reports of another shard's files is left to that shard.
+   */
   private async suiteRun(req: SuiteRequest): Promise<SuiteRun> {
+    const shard = this.opts.shard;
+    if (!shard || shard.mode === 'whole') return this.runOnce(req);
+    const whole = req.subset === undefined && req.files === undefined;
+    const files = whole ? shard.files : req.files;
+    if (shard.mode === 'none' || (files !== undefined && files.length === 0)) return this.emptyRun(req);
+    const run = await this.runOnce(whole ? { ...req, files: [...shard.files] } : req);
+    if (req.anyShard) return run;
+    const preset = this.opts.tests.preset;
+    const mine = (t: TestIdParts) => {
+      const file = testFileOf(preset, t);
+      return file === undefined || shard.ownsFile(file);
+    };
+    const tests = run.tests.filter(mine);
+    return tests.length === run.tests.length ? run : { ...run, tests };
+  }
+
+  /** A run a shard with no test file of its own never starts: no outcome, and no log. */
+  private async emptyRun(req: SuiteRequest): Promise<SuiteRun> {
+    await mkdir(this.opts.logDir, { recursive: true });
+    return {
+      label: req.label,
+      side: req.side,
+      run: {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 0,
+        stdoutFile: '',
+        stderrFile: '',
+        junitFiles: [],
+      },
+      tests: [],
+      // The census a run of no test would have written: an empty one, where runs take one.
+      ...(this.opts.census === true && this.opts.tests.preset === 'pytest' && !req.collect
+        ? { census: new Map() }
+        : {}),
+      // An empty listing, as the runner's would be for no file: the inventory reads it, never a run.
+      ...(req.collect ? { guard: { problems: [], started: true, collected: [], refused: [] } } : {}),
+    };
+  }
+
+  private async runOnce(req: SuiteRequest): Promise<SuiteRun> {
     const { tests, env, logDir, signal } = this.opts;
     const { label, subset, files } = req;
     const root = this.rootOf(req.side);
@@ -445,7 +514,15 @@ export class TestSession {
    */
   private async composedHeadRun(own: HeadOwnFiles): Promise<SuiteRun> {
     const label = 'head-run-1';
-    const mine = own.run.length > 0 ? this.suite({ side: 'head', label, files: own.run }) : undefined;
+    const shard = this.opts.shard;
+    // A shard runs its own share of the head's changed test files.
+    const ownRun =
+      shard === undefined || shard.mode === 'whole'
+        ? own.run
+        : shard.mode === 'none'
+          ? []
+          : own.run.filter((f) => shard.ownsFile(f));
+    const mine = ownRun.length > 0 ? this.suite({ side: 'head', label, files: ownRun }) : undefined;
     mine?.catch(() => undefined);
     const preset = this.opts.tests.preset;
     let overlay: SuiteRun | undefined;
@@ -479,7 +556,7 @@ export class TestSession {
       tests: [...shared, ...(ran?.tests ?? [])],
       ...(overlay.census || ran?.census ? { census } : {}),
       ...(ran?.guard ? { guard: ran.guard } : {}),
-      sharedWith: { label: overlay.label, files: own.run },
+      sharedWith: { label: overlay.label, files: ownRun },
     };
   }
 
@@ -504,10 +581,17 @@ export class TestSession {
     return this.overlayRunP;
   }
 
+  private nextLabel(side: RunSide, purpose: string): string {
+    const key = `${side}-${purpose}`;
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    return `${key}-${n}`;
+  }
+
   /** The given tests again on the head's tree (to tell an intermittent failure from one it gives every time). */
-  async headRerun(subset: TestIdParts[]): Promise<SuiteRun> {
+  async headRerun(subset: TestIdParts[], purpose = 'rerun'): Promise<SuiteRun> {
     await this.prepare('head');
-    return this.subsetRun('head', `head-rerun-${++this.headRerunCount}`, subset);
+    return this.subsetRun('head', this.nextLabel('head', purpose), subset);
   }
 
   /** Every test of `files` again on the head's tree (the stability probe's reruns of what the patch can affect). */
@@ -517,23 +601,33 @@ export class TestSession {
   }
 
   /** The given tests again on the overlay (the head's code with the base's tests). */
-  async overlayRerun(subset: TestIdParts[]): Promise<SuiteRun> {
+  async overlayRerun(subset: TestIdParts[], purpose = 'rerun'): Promise<SuiteRun> {
     await this.prepare('overlay');
-    return this.subsetRun('overlay', `overlay-rerun-${++this.overlayRerunCount}`, subset);
+    return this.subsetRun('overlay', this.nextLabel('overlay', purpose), subset);
   }
 
   /** A base run of every test in `files` (test files the patch changed), where the runner can select files. */
-  async baseRunFiles(files: string[] | undefined): Promise<SuiteRun> {
+  async baseRunFiles(
+    files: string[] | undefined,
+    purpose = 'files',
+    /** A lookup of what the base's tests in `files` do, whichever shard owns them (a renamed test's old file). */
+    lookup = false,
+  ): Promise<SuiteRun> {
     if (files === undefined || files.length === 0 || !canSelectFiles(this.opts.tests.preset))
       return this.baseFullRun();
     await this.prepare('base');
-    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}`, files });
+    return this.suite({
+      side: 'base',
+      label: this.nextLabel('base', purpose),
+      files,
+      ...(lookup ? { anyShard: true } : {}),
+    });
   }
 
   /** The base's whole suite, run once and shared (the inventory where the runner cannot list, blame's proof). */
   baseFullRun(): Promise<SuiteRun> {
     this.baseFullP ??= this.prepare('base').then(() =>
-      this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` }),
+      this.suite({ side: 'base', label: `base-run-${++this.baseFullCount}` }),
     );
     return this.baseFullP;
   }
@@ -544,7 +638,7 @@ export class TestSession {
    */
   async baseRunAgain(): Promise<SuiteRun> {
     await this.baseFullRun();
-    return this.suite({ side: 'base', label: `base-rerun-${++this.baseRunCount}` });
+    return this.suite({ side: 'base', label: `base-run-${++this.baseFullCount}` });
   }
 
   /**
@@ -562,7 +656,10 @@ export class TestSession {
     await this.prepare('base');
     try {
       const run = await this.suite({ side: 'base', label: 'base-collect', collect: true });
-      const collected = run.guard?.collected;
+      const shard = this.opts.shard;
+      const collected = run.guard?.collected?.filter(
+        (c) => shard === undefined || shard.ownsFile(c.nodeid.split('::')[0] ?? c.nodeid),
+      );
       if (collected !== undefined) {
         return {
           how: 'collected',
@@ -616,9 +713,9 @@ export class TestSession {
   }
 
   /** A base run of only the given tests (the whole suite when the runner cannot select). */
-  async baseRun(subset: TestIdParts[]): Promise<SuiteRun> {
+  async baseRun(subset: TestIdParts[], purpose = 'rerun'): Promise<SuiteRun> {
     await this.prepare('base');
-    return this.subsetRun('base', `base-rerun-${++this.baseRunCount}`, subset);
+    return this.subsetRun('base', this.nextLabel('base', purpose), subset);
   }
 
   private async subsetRun(side: RunSide, label: string, subset: TestIdParts[]): Promise<SuiteRun> {
