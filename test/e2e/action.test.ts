@@ -90,6 +90,54 @@ describe('action.yml (composite GitHub Action)', () => {
     expect(JSON.parse(readFileSync(r.outputs.scorecard as string, 'utf8')).base.commit).toBe(base);
   }, 60_000);
 
+  it('runs one shard of a sharded check with `shard`, and merges the downloaded parts with `merge`', () => {
+    const repo = fixtureRepo();
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo.write({ 'testdata/invoice_v3.json': '{"rewritten": true}\n' }).commit('agent: rewrite golden');
+    const env = (over: Record<string, string>) => ({
+      PG_CLI: path.join(repoRoot, 'dist/cli/bin.js'),
+      PG_BASE: repo.git('rev-parse', 'main'),
+      PG_HEAD: 'HEAD',
+      PG_ARGS: '',
+      PG_SHARD: '',
+      PG_MERGE: '',
+      PG_PARTS: '.patchgate/parts',
+      ...over,
+    });
+    // Each shard job uploads its out folder; the merge job's download-artifact puts each in a folder of its own.
+    for (const i of [1, 2]) {
+      const r = runStep(
+        step('check'),
+        repo.dir,
+        env({ PG_SHARD: `${i}/2`, PG_OUT: `.patchgate/parts/patchgate-part-${i}` }),
+      );
+      expect(r.status, r.stderr).toBe(0);
+      // The whole-repository checks run on every shard: each shard's verdict already rejects.
+      expect(r.outputs).toMatchObject({ verdict: 'reject', 'exit-code': '1' });
+    }
+    const merged = runStep(
+      step('check'),
+      repo.dir,
+      env({ PG_MERGE: 'patchgate-part-*', PG_OUT: '.patchgate/out' }),
+    );
+    expect(merged.outputs).toMatchObject({ verdict: 'reject', 'exit-code': '1' });
+    const card = JSON.parse(readFileSync(path.join(repo.dir, '.patchgate/out/scorecard.json'), 'utf8'));
+    expect(card.shards.total).toBe(2);
+    expect(card.findings.map((f: { code: string }) => f.code)).toContain('FIXTURE_CHANGED');
+    // No artifact downloaded is an error, never a pass.
+    const none = runStep(
+      step('check'),
+      tempDir('pg-action-empty-'),
+      env({ PG_MERGE: 'patchgate-part-*', PG_OUT: 'out' }),
+    );
+    expect(none.outputs).toMatchObject({ verdict: 'error', 'exit-code': '2' });
+    expect(none.stderr).toContain("no artifact matching 'patchgate-part-*' was downloaded");
+    expect(step("Download the shards' parts")).toMatchObject({
+      if: "inputs.merge != ''",
+      uses: 'actions/download-artifact@v4',
+    });
+  }, 90_000);
+
   it('fails the job on reject and on error, passes on accept, and on reject only when asked to', () => {
     const fail = step('Fail on reject');
     const dir = tempDir('pg-action-');

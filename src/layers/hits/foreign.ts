@@ -137,10 +137,10 @@ export async function scoreForeign(opts: ScoreForeignOptions): Promise<{
         timeoutMs: opts.timeoutMs,
         signal: opts.signal,
       });
-      const listed = await client.list();
-      if (listed.length === 0) empty.push(h.key);
-      opts.progress?.expect(listed.length);
-      for (const p of listed) {
+      const answered = await client.list();
+      if (answered.length === 0) empty.push(h.key);
+      opts.progress?.expect(answered.length);
+      for (const p of answered) {
         const info: PropertyInfo = {
           name: p.name,
           fixture: h.fixture,
