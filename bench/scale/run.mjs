@@ -9,8 +9,7 @@
 //            as the median of --runs queries against the goal of 1 s.
 //   goal:    the flaky query over 1,000 runs under 1 s on both stores.
 // Usage: node bench/scale/run.mjs [--runs N] [--only sqlite|postgres] [--tests-per-run N] [--outcomes N]
-// The shards half of bench/scale (4 shards against one run, merge) comes with
-// `check --shard`. Always exits 0: a benchmark is a measurement.
+// The shards half is bench/scale/shards.mjs. Always exits 0: a benchmark is a measurement.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -80,11 +80,18 @@ const LOADERS: Record<string, () => Promise<Run>> = {
   },
   history: async () => (await import('./commands/history.js')).historyCommand,
   freeze: async () => {
-    const [{ freezeCommand }, { configuredLedger }] = await Promise.all([
+    const [{ freezeCommand }, { claimChecks, configuredLedger }, { execFile }, { Git }] = await Promise.all([
       import('./commands/freeze.js'),
       import('./claim-checks.js'),
+      import('../git/exec.js'),
+      import('../git/git.js'),
     ]);
-    return (args, io) => freezeCommand(args, io, { ledgerPath: (root) => configuredLedger(root, io.signal) });
+    return (args, io) =>
+      freezeCommand(args, io, {
+        ledgerPath: (root) => configuredLedger(root, io.signal),
+        claimChecks: (root) =>
+          claimChecks(Git.forEnv(execFile, root, io.env, io.signal).at(root), root, io.signal),
+      });
   },
   claims: async () => (await import('./commands/claims.js')).claimsCommand,
   validate: async () => (await import('./commands/validate.js')).validateCommand,

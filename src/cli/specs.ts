@@ -591,6 +591,22 @@ Commit the ledger in its own commit, never inside an agent's diff.`,
   },
 } as const satisfies CommandSpec;
 
+export const FREEZE_WINDOW = {
+  name: 'freeze window',
+  summary: "main-branch CI: compute the ledger's windows from the run history's main-branch runs",
+  description: `Computes every open entry's window of the freeze-window ledger (claims.ledger, default freeze/ledger.json) from the main-branch runs the run history holds (\`record --history\`), rather than carried forward one \`record\` at a time: the last window_runs runs after the entry's last reopen, each entry's result in each run read from its checks (or the tests the claim matrix binds to it) as \`record\` reads a report. A run that a \`record\` job missed still counts. It can only block: a failure in the window blocks an open entry, and a blocked entry stays blocked until a human reopens it.
+
+Run it from CI on the main branch, never on an agent's branch, and commit the ledger from that job.`,
+  options: {
+    ledger: {
+      type: 'string',
+      placeholder: 'PATH',
+      description: 'the ledger, relative to the repository root (default: claims.ledger)',
+    },
+    'dry-run': { type: 'boolean', default: false, description: 'print what would change, write nothing' },
+  },
+} as const satisfies CommandSpec;
+
 export const CLAIMS_SUGGEST = {
   name: 'claims suggest',
   summary: 'skeleton claim rows for the behaviour the production delta adds',
@@ -641,7 +657,7 @@ export const SEEDS: GroupSpec = {
 export const FREEZE: GroupSpec = {
   name: 'freeze',
   summary: 'human-only edits of the freeze-window ledger (claims.ledger)',
-  subcommands: [FREEZE_REOPEN],
+  subcommands: [FREEZE_REOPEN, FREEZE_WINDOW],
 };
 export const CLAIMS: GroupSpec = {
   name: 'claims',

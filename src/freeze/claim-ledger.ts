@@ -493,6 +493,73 @@ export function recordRun(
   return { ledger: next, changes };
 }
 
+/** One main-branch run the window is computed from: when, which CI run, and each entry's result in it. */
+export interface WindowRun {
+  /** `YYYY-MM-DDTHH:MM:SSZ`. */
+  at: string;
+  runId?: string;
+  results: ReadonlyMap<string, RunResult>;
+}
+
+/**
+ * Every entry's window computed afresh from the main branch's recorded runs
+ * (the run history), oldest first, rather than carried forward one `record`
+ * at a time: the last `window_runs` runs after the entry's last reopen. A
+ * run a `record` job missed (a job that failed to commit the ledger) still
+ * counts. It can only block: a blocked entry stays blocked, and an open one
+ * is blocked by any failure since its last reopen (as `record` would have
+ * blocked it then); only a human reopens.
+ */
+export function windowFromRuns(
+  ledger: ClaimLedger,
+  runs: readonly WindowRun[],
+): { ledger: ClaimLedger; changes: StatusChange[] } {
+  for (const r of runs)
+    if (!isTimestamp(r.at))
+      throw new InputError('USAGE', `a run's time: ${timestampProblem(r.at)}`, { at: r.at });
+  const entries = new Map<string, ClaimLedgerEntry>();
+  const changes: StatusChange[] = [];
+  for (const [id, before] of ledger.entries) {
+    if (before.status === 'blocked') {
+      // A blocked entry keeps the window that blocked it until a human reopens it.
+      entries.set(id, unlocated(before));
+      continue;
+    }
+    const since = before.reopened?.at;
+    const counted = runs.filter((r) => since === undefined || r.at > since);
+    const window = counted.slice(-ledger.windowRuns);
+    const recent = window.map((r) => RESULT_CHAR[r.results.get(id) ?? 'absent']).join('');
+    const failsInWindow = countFails(recent);
+    // A failure blocked the entry when it happened, even one the window has since slid past.
+    const failed = counted.filter((r) => r.results.get(id) === 'fail').at(-1);
+    const status: ClaimStatus = failed ? 'blocked' : 'open';
+    const lastFail = failed?.at ?? before.lastFail;
+    entries.set(id, {
+      ...unlocated(before),
+      status,
+      failsInWindow,
+      recent,
+      ...(lastFail !== undefined ? { lastFail } : {}),
+    });
+    if (status !== before.status) changes.push({ id, from: before.status, to: status, result: 'fail' });
+  }
+  const last = runs.at(-1);
+  return {
+    ledger: {
+      ...(ledger.$schema !== undefined ? { $schema: ledger.$schema } : {}),
+      windowRuns: ledger.windowRuns,
+      entries,
+      runsRecorded: Math.max(ledger.runsRecorded ?? 0, runs.length),
+      ...(last?.runId !== undefined
+        ? { lastRun: last.runId }
+        : ledger.lastRun !== undefined
+          ? { lastRun: ledger.lastRun }
+          : {}),
+    },
+    changes,
+  };
+}
+
 /**
  * A human reopens a blocked entry: it is open again, its window starts empty
  * (`recent` '', no failures: the failures that blocked it were looked at by

@@ -51,7 +51,7 @@ export interface RecordedDurations {
 }
 
 /** Kinds of unit the layers split by; a test file is planned, the others go by hash. */
-export type UnitKind = 'test-file' | 'property' | 'tape-row' | 'claim';
+export type UnitKind = 'test-file' | 'property' | 'property-module' | 'tape-row' | 'claim';
 
 export interface TestFilePlan {
   /** `duration` when recorded durations balanced it; `count` otherwise; `suite` when the runner cannot select files. */

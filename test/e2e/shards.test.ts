@@ -115,6 +115,18 @@ describe('check --shard I/N', () => {
     ).toBe(true);
   });
 
+  it('a shard that owns no test file runs no test (never the whole suite) and still does the whole-repository checks', async () => {
+    const out = tempDir('pg-shard-empty-');
+    const r = await runCli(shardArgs(out, '5/5'), { cwd: repo.dir });
+    expect(r.code).toBe(0);
+    const part = read<Part>(path.join(out, 'part.json'));
+    expect(part.shard.testFiles).toEqual([]);
+    expect(existsSync(path.join(out, 'tests', 'shard-5', 'head-run-1.junit.xml'))).toBe(false);
+    const card = read<Card>(path.join(out, 'scorecard.json'));
+    expect(card.layers.find((l) => l.name === 'contracts')?.status).toBe('pass');
+    expect(card.findings.filter((f) => f.severity !== 'warn')).toEqual([]);
+  });
+
   it.each([
     ['3/2', /--shard 3\/2: the index must be 1 to 2/],
     ['two', /--shard takes INDEX\/TOTAL/],

@@ -11,13 +11,14 @@ import {
   recordRun,
   serializeValidated,
 } from '../../freeze/claim-ledger.js';
+import { entryResults } from '../../freeze/claim-votes.js';
 import { execFile } from '../../git/exec.js';
 import { Git } from '../../git/git.js';
 import { findRepoRoot } from '../../git/revisions.js';
 import { runFromRecord } from '../../history/run.js';
 import { writeRun } from '../../history/write.js';
 import type { TestOutcome } from '../../junit/index.js';
-import { pytestNodeId, testFileOf } from '../../runners/tests/presets.js';
+import { testFileOf } from '../../runners/tests/presets.js';
 import { assertRepoPath } from '../../util/repo-path.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { openRepoHistory } from '../history-store.js';
@@ -39,41 +40,6 @@ export interface RecordDeps {
   ledgerPath?(root: string): Promise<string | undefined>;
   /** The test ids the claim matrix binds to each freeze id, for entries without `checks` of their own. */
   claimChecks?(root: string): Promise<Map<string, string[]>>;
-}
-
-/**
- * The ids an outcome answers to: its own id (`suite::classname::name`), and
- * its pytest node id (`tests/test_x.py::TestY::test_z`), which is how a
- * claim matrix usually names a pytest check.
- */
-export function outcomeIds(t: ReportOutcome): string[] {
-  const node = pytestNodeId(t);
-  return node === t.id ? [t.id] : [t.id, node];
-}
-
-/**
- * One entry's result in a run, from the outcomes its checks matched: `fail`
- * when any failed, errored or was flaky (a pass on a retry is still a
- * failure), `pass` when at least one voted and every vote passed, `absent`
- * when none voted. A skipped or xfailed test casts no vote (it did not run
- * to a verdict this time); the gate's other layers judge skips.
- */
-export function entryResult(outcomes: readonly Pick<ReportOutcome, 'status'>[]): RunResult {
-  let passed = false;
-  for (const o of outcomes) {
-    switch (o.status) {
-      case 'passed':
-        passed = true;
-        break;
-      case 'skipped':
-      case 'xfailed':
-        break;
-      default:
-        // failed, error, flaky, and anything this code does not know: fail closed.
-        return 'fail';
-    }
-  }
-  return passed ? 'pass' : 'absent';
 }
 
 /** The time a `--at` flag gives, or the clock's (`new Date()` when none is injected), as `YYYY-MM-DDTHH:MM:SSZ`. */
@@ -110,19 +76,6 @@ export async function readWorkingLedger(io: CliIO, root: string, file: string): 
     maxBytes: DEFAULT_CONTRACT_BYTES,
     signal: io.signal,
   });
-}
-
-/** Outcomes by every id they answer to. */
-function indexOutcomes(outcomes: readonly ReportOutcome[]): Map<string, ReportOutcome[]> {
-  const byId = new Map<string, ReportOutcome[]>();
-  for (const t of outcomes) {
-    for (const id of outcomeIds(t)) {
-      const list = byId.get(id);
-      if (list) list.push(t);
-      else byId.set(id, [t]);
-    }
-  }
-  return byId;
 }
 
 const RESULT_WORDS: Record<RunResult, string> = { pass: 'passed', fail: 'failed', absent: 'did not run' };
@@ -211,30 +164,9 @@ async function recordInLedger(
   { root, file, abs, outcomes, at, runId, dryRun }: LedgerRecording,
 ): Promise<void> {
   const ledger = await readWorkingLedger(io, root, file);
-  const byId = indexOutcomes(outcomes);
-
   const needMatrix = [...ledger.entries.values()].some((e) => e.checks === undefined);
   const matrix = needMatrix && deps.claimChecks ? await deps.claimChecks(root) : new Map<string, string[]>();
-
-  const results = new Map<string, RunResult>();
-  const warnings: string[] = [];
-  for (const [id, entry] of ledger.entries) {
-    const checks = entry.checks ?? matrix.get(id);
-    if (checks === undefined || checks.length === 0) {
-      warnings.push(
-        `${id}: no checks: the entry lists no \`checks\` and no claim binds a test to it, so it is recorded as '-' (did not run)`,
-      );
-      results.set(id, 'absent');
-      continue;
-    }
-    const matched = checks.flatMap((c) => byId.get(c) ?? []);
-    if (matched.length === 0) {
-      warnings.push(
-        `${id}: none of its checks (${checks.join(', ')}) is in the report(s), so it is recorded as '-' (did not run); a renamed or deleted test stops voting here`,
-      );
-    }
-    results.set(id, entryResult(matched));
-  }
+  const { results, warnings } = entryResults(ledger, outcomes, matrix);
   for (const w of warnings) io.stderr.write(`patchgate: warning: ${w}\n`);
 
   const { ledger: next, changes } = recordRun(ledger, {

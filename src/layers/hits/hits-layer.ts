@@ -1,14 +1,24 @@
+import picomatch from 'picomatch';
 import { assertSourcesFound, nothingConfigured } from '../../config/configured-sources.js';
 import { contractReadOptions } from '../../config/contract-file.js';
 import { switchOf } from '../../config/layers-on.js';
 import type { PatchgateConfig } from '../../config/schema.js';
 import { contractFilesOf } from '../../contracts/registry.js';
+import { asPatchgateError } from '../../errors.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
-import { byUnit, jsonArtifact, jsonParts } from '../shard-merge.js';
+import { byUnit, jsonArtifact, jsonParts, type MergeContext } from '../shard-merge.js';
 import { attachEdits } from '../test-edits/attach.js';
-import type { Artifact, Layer, LayerContext, NamedContract, PropertyProof } from '../types.js';
+import type {
+  Artifact,
+  Finding,
+  Layer,
+  LayerContext,
+  LayerOutcome,
+  NamedContract,
+  PropertyProof,
+} from '../types.js';
 import { judge } from './judge.js';
 import { applyLedgerRules } from './ledger-rules.js';
 import { overlayScoringNeeded } from './overlay-needed.js';
@@ -98,8 +108,13 @@ export const hitsLayer: Layer = {
         signal: ctx.signal,
         sandbox: ctx.sandbox,
         progress,
-        // A shard lists every property and scores those it owns.
-        ...(shard ? { owns: (name: string) => shard.owns('property', name) } : {}),
+        // A shard loads the property modules it owns, and scores the harnesses' properties it owns by name.
+        ...(shard
+          ? {
+              owns: (name: string) => shard.owns('property', name),
+              ownsModule: (module: string) => shard.owns('property-module', module),
+            }
+          : {}),
       };
       // All revisions at once: each is mostly waiting for its processes to start and load their modules.
       [base, head, overlay] = await Promise.all([
@@ -134,7 +149,8 @@ export const hitsLayer: Layer = {
           `the harness of ${base.emptySources.join(', ')} lists no property in the base revision`,
         );
       }
-      if (base.listed.length === 0 && base.problems.length === 0) {
+      // On a shard, its share of the modules may hold none: the merge asks whether any shard found one.
+      if (base.listed.length === 0 && base.problems.length === 0 && !ctx.shard) {
         const keys = ['hits.properties', 'hits.python', 'hits.harnesses', 'hits.commands'];
         throw nothingConfigured(
           ctx.configFile,
@@ -205,24 +221,124 @@ export const hitsLayer: Layer = {
         ? { file: f.evidence.source, name: f.evidence.property, kind: 'hits' }
         : undefined,
     );
+    const moduleOf = (score: typeof base) =>
+      score.listed
+        .filter((i) => modulesScored(ctx, i.source))
+        .map((i) => [i.name, i.source] as [string, string]);
     return {
       findings: explained,
       frozen: judged.frozen,
       artifacts,
       proofs: hitProofs(judged, onOverlay, new Set(frozen.keys())),
+      ...(ctx.shard
+        ? {
+            part: {
+              configFile: ctx.configFile,
+              globs: [...(ctx.config.hits?.properties ?? [])],
+              baseFound: base.listed.length + base.problems.length,
+              modules: { base: moduleOf(base), head: moduleOf(head) },
+            } satisfies HitsPart,
+          }
+        : {}),
     };
   },
-  // A property is scored and judged on the shard that owns its name; the flake ledger's rules and the
-  // properties that failed to load are every shard's alike.
-  shards: byUnit({
-    unitOf: (f) => (f.code === 'CONFIG_INVALID' || f.code.startsWith('LEDGER_') ? undefined : 'property'),
+  shards: { merge: mergeHits },
+};
+
+/** What the merge needs of a shard's hits besides its findings: the properties its modules define, per side. */
+interface HitsPart {
+  configFile: string;
+  /** hits.properties: a problem of a source they match is the module's, on the shard that loaded it. */
+  globs: string[];
+  /** Properties (and problems) the base's sources gave this shard. */
+  baseFound: number;
+  /** [name, module] of every property of the modules this shard loaded. */
+  modules: { base: [string, string][]; head: [string, string][] };
+}
+
+/** A property module, as the hits config globs name them (harness and command sources are not). */
+function modulesScored(ctx: LayerContext, source: string): boolean {
+  return picomatch(ctx.config.hits?.properties ?? [], { dot: true })(source);
+}
+
+/** The ledger findings that need the property's listing (its fixture), judged where the property is listed. */
+const LEDGER_PER_PROPERTY = new Set(['LEDGER_DIGEST_MISMATCH', 'LEDGER_EXTERNAL_IO_INVALID']);
+
+/**
+ * Each property module is loaded, listed and scored on the shard that owns
+ * it, so a property is judged where its module is (on the base and the head
+ * alike, the same path); a harness's properties go by name. A finding about a
+ * module or a property is that shard's; the flake ledger's row checks and the
+ * harnesses' problems are every shard's alike. A property name that modules
+ * on two shards define (moved between modules, or defined twice) cannot be
+ * compared on either: an error, never a guess.
+ */
+async function mergeHits(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
+  const hits = parts.map((p) => p.part as HitsPart);
+  const isModule = picomatch(hits[0]?.globs ?? [], { dot: true });
+  if (hits.every((h) => h.baseFound === 0)) {
+    const keys = ['hits.properties', 'hits.python', 'hits.harnesses', 'hits.commands'];
+    const e = asPatchgateError(
+      nothingConfigured(
+        hits[0]?.configFile ?? '',
+        'hits.properties',
+        `the hits layer is on, but ${keys.join(', ')} yield no property in the base revision`,
+      ),
+    );
+    return {
+      findings: [
+        {
+          code: 'CONFIG_INVALID',
+          layer: LAYER,
+          severity: 'error',
+          message: e.message,
+          evidence: { error: e.code, kind: e.kind, ...e.details },
+        },
+      ],
+    };
+  }
+  const shardsOf = new Map<string, Set<number>>();
+  hits.forEach((h, i) => {
+    for (const [name] of [...h.modules.base, ...h.modules.head])
+      shardsOf.set(name, (shardsOf.get(name) ?? new Set()).add(i + 1));
+  });
+  const split: Finding[] = [...shardsOf]
+    .filter(([, s]) => s.size > 1)
+    .map(([name, s]) => {
+      const where = hits.flatMap((h, i) =>
+        [...h.modules.base.map((x) => ['base', ...x]), ...h.modules.head.map((x) => ['head', ...x])]
+          .filter(([, n]) => n === name)
+          .map(([side, , m]) => `${m} on the ${side} (shard ${i + 1})`),
+      );
+      return {
+        code: 'SHARD_DISAGREEMENT',
+        layer: LAYER,
+        severity: 'error',
+        message: `property '${name}' is defined in modules different shards load (${where.join(', ')}): no shard can compare it; check this patch unsharded`,
+        evidence: {
+          what: `where property ${name} is defined`,
+          property: name,
+          shards: [...s].sort((a, b) => a - b),
+          where,
+          next: 'run patchgate check without --shard for this patch',
+        },
+      } satisfies Finding;
+    });
+  const merged = await byUnit({
+    unitOf: (f) => {
+      if (f.code === 'CONFIG_INVALID')
+        return typeof f.evidence.source === 'string' && isModule(f.evidence.source) ? 'module' : undefined;
+      if (f.code.startsWith('LEDGER_')) return LEDGER_PER_PROPERTY.has(f.code) ? 'property' : undefined;
+      return 'property';
+    },
     artifacts: {
       'hit_report.base.json': mergeHitReports,
       'hit_report.head.json': mergeHitReports,
       'hit_report.overlay.json': mergeHitReports,
     },
-  }),
-};
+  }).merge(parts, mctx);
+  return { ...merged, findings: [...split, ...merged.findings] };
+}
 
 /** A hit report of one run: every shard's rows, by property name as one run orders them. */
 function mergeHitReports(contents: readonly string[]): string {

@@ -54,8 +54,14 @@ export interface ScoreRevisionOptions {
   signal: AbortSignal;
   /** Counts properties scored (all their runs), shared by the revisions scored at once. */
   progress?: ProgressTally;
-  /** On a shard: whether it scores this property (every one is listed and checked alike everywhere). */
+  /** On a shard: whether it scores this property of a harness or command (those are listed alike everywhere). */
   owns?(name: string): boolean;
+  /**
+   * On a shard: whether it loads this property module (repo-relative). A
+   * module is loaded, listed and scored on one shard only: loading is most
+   * of what scoring costs.
+   */
+  ownsModule?(module: string): boolean;
 }
 
 export function perturbOptions(hits: HitsConfig): PerturbOptions {
@@ -154,7 +160,8 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
   };
 
   // TypeScript/JavaScript properties: listed and scored inside the worker pool.
-  const modules = await findModules(root, hits.properties);
+  const ownsModule = opts.ownsModule ?? (() => true);
+  const modules = (await findModules(root, hits.properties)).filter((m) => ownsModule(m));
   if (modules.length > 0) {
     const found = await pool.list(modules.map((m) => path.join(root, m)));
     const rel = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
@@ -175,7 +182,6 @@ export async function scoreRevision(opts: ScoreRevisionOptions): Promise<Revisio
         continue;
       }
       listed.push(info);
-      if (!owns(info.name)) continue;
       const scored: ScoredProperty = { info, runs: [] };
       properties.push(scored);
       queued.push({ scored, module: p.module, name: p.name, fixture: fixture.value });

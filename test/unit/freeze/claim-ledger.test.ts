@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entryResult } from '../../../src/cli/commands/record.js';
 import { DEFAULT_CONTRACT_BYTES } from '../../../src/config/contract-file.js';
 import { ContractSnapshot } from '../../../src/config/contract-snapshot.js';
 import { ContractFileError, InputError, InternalError, type Problem } from '../../../src/errors.js';
@@ -18,7 +17,10 @@ import {
   recordRun,
   reopenEntry,
   serializeValidated,
+  type WindowRun,
+  windowFromRuns,
 } from '../../../src/freeze/claim-ledger.js';
+import { entryResult } from '../../../src/freeze/claim-votes.js';
 import { tempDir } from '../../helpers/gitdir.js';
 
 const FILE = 'freeze/ledger.json';
@@ -724,5 +726,92 @@ describe('claim ledger: properties', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('claim ledger: the window computed from recorded runs (freeze window)', () => {
+  const at = (h: number) => `2026-09-13T${String(h).padStart(2, '0')}:00:00Z`;
+  const run = (h: number, results: Record<string, RunResult>): WindowRun => ({
+    at: at(h),
+    runId: `r${h}`,
+    results: new Map(Object.entries(results)),
+  });
+
+  it('is the last window_runs runs; a failure since the last reopen blocks an open entry, even one the window slid past', () => {
+    const { ledger, changes } = windowFromRuns(ledgerOf(3, [open('a'), open('b'), open('c')]), [
+      run(1, { a: 'fail', b: 'pass', c: 'pass' }),
+      run(2, { a: 'pass', b: 'pass', c: 'pass' }),
+      run(3, { a: 'pass', c: 'pass' }),
+      run(4, { a: 'pass', b: 'fail', c: 'pass' }),
+    ]);
+    expect(ledger.entries.get('a')).toMatchObject({
+      status: 'blocked',
+      failsInWindow: 0,
+      recent: 'PPP',
+      lastFail: at(1),
+    });
+    expect(ledger.entries.get('b')).toMatchObject({
+      status: 'blocked',
+      failsInWindow: 1,
+      recent: 'P-F',
+      lastFail: at(4),
+    });
+    expect(ledger.entries.get('c')).toMatchObject({ status: 'open', failsInWindow: 0, recent: 'PPP' });
+    expect(changes.map((c) => [c.id, c.to])).toEqual([
+      ['a', 'blocked'],
+      ['b', 'blocked'],
+    ]);
+    expect(ledger).toMatchObject({ runsRecorded: 4, lastRun: 'r4' });
+  });
+
+  it('gives the same window record gives, run by run', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<RunResult>('pass', 'fail', 'absent'), { maxLength: 30 }),
+        (results) => {
+          const start = ledgerOf(5, [open('a')]);
+          const carried = runs(start, 'a', results);
+          const computed = windowFromRuns(
+            start,
+            results.map((r, i) => ({ at: T1, runId: `r${i + 1}`, results: new Map([['a', r]]) })),
+          ).ledger;
+          const { lastFail: _x, ...c } = carried.entries.get('a') as ClaimLedgerEntry;
+          const { lastFail: _y, ...w } = computed.entries.get('a') as ClaimLedgerEntry;
+          // record keeps an empty window as no `recent` until the first run: compare what both say.
+          expect({ ...w, recent: w.recent ?? '' }).toEqual({ ...c, recent: c.recent ?? '' });
+        },
+      ),
+    );
+  });
+
+  it('never opens a blocked entry, and after a reopen counts only the runs after it', () => {
+    const blocked = { id: 'a', status: 'blocked' as const, failsInWindow: 1, recent: 'F', lastFail: at(1) };
+    const stays = windowFromRuns(ledgerOf(3, [blocked]), [
+      run(1, { a: 'fail' }),
+      run(2, { a: 'pass' }),
+    ]).ledger;
+    expect(stays.entries.get('a')).toEqual(blocked);
+    const reopened = open('a', {
+      recent: '',
+      lastFail: at(1),
+      reopened: { owner: 'o', reason: 'r', at: at(2) },
+    });
+    const after = windowFromRuns(ledgerOf(3, [reopened]), [
+      run(1, { a: 'fail' }),
+      run(2, { a: 'fail' }),
+      run(3, { a: 'pass' }),
+    ]).ledger;
+    expect(after.entries.get('a')).toMatchObject({
+      status: 'open',
+      recent: 'P',
+      failsInWindow: 0,
+      lastFail: at(1),
+    });
+  });
+
+  it("refuses a run whose time is not the ledger's timestamp form", () => {
+    expect(() =>
+      windowFromRuns(ledgerOf(3, [open('a')]), [{ at: '2026-09-13', results: new Map() }]),
+    ).toThrow(InputError);
   });
 });

@@ -2,9 +2,17 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { durationsFrom } from '../../../src/history/durations.js';
+import { mainBranchRuns } from '../../../src/history/main-runs.js';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../../src/history/migrations.js';
 import { openPostgres } from '../../../src/history/postgres.js';
-import { agentRecords, flakyTests, rejectionsByCode, slowestTests } from '../../../src/history/queries.js';
+import {
+  agentRecords,
+  fileDurations,
+  flakyTests,
+  rejectionsByCode,
+  slowestTests,
+} from '../../../src/history/queries.js';
 import type { HistoryRun, TestResult } from '../../../src/history/run.js';
 import { numberedPlaceholders, type SqlDb } from '../../../src/history/sql.js';
 import { openSqlite } from '../../../src/history/sqlite.js';
@@ -355,6 +363,100 @@ await db.close();
       }
     },
     60_000,
+  );
+});
+
+describe.each(ENGINES)('what shards and the freeze window read on $name', (engine) => {
+  const skip = engine.name === 'postgres' && pgMissing !== undefined;
+  it.skipIf(skip)(
+    'file durations: trusted runs in the month before the cutoff only, mean per run; main-branch runs oldest first',
+    async () => {
+      const loc = await engine.fresh();
+      const db = await openHistory(historyLocation(loc.env, loc.root));
+      try {
+        const t = (
+          id: string,
+          side: TestResult['side'],
+          file: string,
+          durationMs: number,
+          more: Partial<TestResult> = {},
+        ) => test(id, side, { file, durationMs, ...more });
+        // Two trusted runs before the cutoff: a.py takes 100 then 300 (two tests of 50+50, then one of 300).
+        await writeRun(
+          db,
+          run({
+            kind: 'record',
+            recordedAt: '2026-11-10T00:00:00.000Z',
+            ciRun: 'm1',
+            tests: [
+              t('a1', 'main', 'a.py', 50),
+              t('a2', 'main', 'a.py', 50),
+              t('b', 'main', 'b.py', 10, { failed: 1, passed: 0 }),
+            ],
+          }),
+        );
+        await writeRun(
+          db,
+          run({
+            recordedAt: '2026-11-11T00:00:00.000Z',
+            tests: [t('a1', 'base', 'a.py', 300), t('h', 'head', 'h.py', 9999)],
+          }),
+        );
+        // After the cutoff (another shard's run being recorded meanwhile), long ago, and another repository.
+        await writeRun(
+          db,
+          run({
+            kind: 'record',
+            recordedAt: '2026-11-20T00:00:00.000Z',
+            ciRun: 'm2',
+            tests: [t('a1', 'main', 'a.py', 5000)],
+          }),
+        );
+        await writeRun(
+          db,
+          run({ recordedAt: '2026-09-01T00:00:00.000Z', tests: [t('a1', 'base', 'a.py', 7000)] }),
+        );
+        await writeRun(
+          db,
+          run({
+            repository: 'other',
+            recordedAt: '2026-11-10T00:00:00.000Z',
+            tests: [t('a1', 'base', 'a.py', 8000)],
+          }),
+        );
+        const d = await fileDurations(
+          db,
+          'github.com/acme/app',
+          '2026-10-15T00:00:00.000Z',
+          '2026-11-15T00:00:00.000Z',
+        );
+        expect(d.runs).toBe(2);
+        expect(Object.fromEntries(d.ms)).toEqual({ 'a.py': 200, 'b.py': 10 });
+        const planned = await durationsFrom(db, 'github.com/acme/app')(
+          ['a.py', 'c.py'],
+          '2026-11-15T00:00:00.000Z',
+        );
+        expect(planned).toEqual({
+          ms: new Map([['a.py', 200]]),
+          runs: 2,
+          before: '2026-11-15T00:00:00.000Z',
+        });
+        expect(await durationsFrom(db, 'nowhere')(['a.py'], '2026-11-15T00:00:00.000Z')).toBeUndefined();
+
+        const main = await mainBranchRuns(db, 'github.com/acme/app');
+        expect(main.map((r) => [r.ciRun, r.tests.length])).toEqual([
+          ['m1', 3],
+          ['m2', 1],
+        ]);
+        expect(main[0]?.tests.find((x) => x.testId === 'b')).toMatchObject({
+          failed: 1,
+          passed: 0,
+          file: 'b.py',
+        });
+      } finally {
+        await db.close();
+      }
+    },
   );
 });
 

@@ -379,7 +379,7 @@ describe('patchgate freeze reopen', () => {
         ['reopen', 'timeout_status', '--reason', 'x', '--owner', 'a', '--at', 'soon'],
         /--at must be a UTC time/,
       ],
-      [['close', 'timeout_status'], /unknown freeze subcommand 'close' \(expected: reopen\)/],
+      [['close', 'timeout_status'], /unknown freeze subcommand 'close' \(expected: reopen, window\)/],
       [[], /freeze needs a subcommand/],
     ];
     for (const [args, message] of cases) {
