@@ -15,6 +15,22 @@ const today = {
     "the date freezes expire against (default: CI_DATE, else the clock's UTC date); never read from the repository",
 } as const;
 
+/** What goes to stdout, for the commands that give a verdict (check, merge). */
+const reporterOptions = {
+  reporter: {
+    type: 'string',
+    multiple: true,
+    placeholder: 'NAME',
+    description:
+      'what goes to stdout: terminal (the table; the default), github (workflow annotations for findings that point at a file: ::error file=F,line=L::), json (the scorecard); github combines with either of the others',
+  },
+  json: {
+    type: 'boolean',
+    default: false,
+    description: 'print the scorecard as JSON instead of the table (= --reporter json)',
+  },
+} as const;
+
 /** The options a baseline takes, shared by `patchgate baseline` and `patchgate init --baseline`. */
 const baselineOptions = {
   runs: {
@@ -72,18 +88,7 @@ Exit codes: 0 accept, 1 reject, 2 bad input or usage, 3 internal error (never an
       default: '.patchgate/out',
       description: 'where the scorecard and reports are written; emptied first',
     },
-    reporter: {
-      type: 'string',
-      multiple: true,
-      placeholder: 'NAME',
-      description:
-        'what goes to stdout: terminal (the table; the default), github (workflow annotations for findings that point at a file: ::error file=F,line=L::), json (the scorecard); github combines with either of the others',
-    },
-    json: {
-      type: 'boolean',
-      default: false,
-      description: 'print the scorecard as JSON instead of the table (= --reporter json)',
-    },
+    ...reporterOptions,
     quiet: {
       type: 'boolean',
       default: false,
@@ -140,17 +145,7 @@ Exit codes: 0 accept, 1 reject, 2 bad input, usage, or a verdict of error the in
       description:
         'where the scorecard and reports are written; emptied first (it may not hold a part given)',
     },
-    reporter: {
-      type: 'string',
-      multiple: true,
-      placeholder: 'NAME',
-      description: 'what goes to stdout, as for check: terminal (the default), github, json',
-    },
-    json: {
-      type: 'boolean',
-      default: false,
-      description: 'print the scorecard as JSON instead of the table (= --reporter json)',
-    },
+    ...reporterOptions,
     quiet: {
       type: 'boolean',
       default: false,

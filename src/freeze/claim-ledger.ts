@@ -414,6 +414,22 @@ function knownIds(ledger: ClaimLedger): string {
 }
 
 /** An entry without `line`: it came from the file, it is not in it any more once changed. */
+/** The entry with a new window: its status, the window's results and their failures, and the last failure. */
+function withWindow(
+  before: ClaimLedgerEntry,
+  status: ClaimStatus,
+  recent: string,
+  lastFail: string | undefined,
+): ClaimLedgerEntry {
+  return {
+    ...unlocated(before),
+    status,
+    failsInWindow: countFails(recent),
+    recent,
+    ...(lastFail !== undefined ? { lastFail } : {}),
+  };
+}
+
 function unlocated(e: ClaimLedgerEntry): ClaimLedgerEntry {
   const { line: _line, ...rest } = e;
   return rest;
@@ -474,13 +490,7 @@ export function recordRun(
     const failsInWindow = countFails(recent);
     const status: ClaimStatus = before.status === 'open' && failsInWindow > 0 ? 'blocked' : before.status;
     const lastFail = result === 'fail' ? at : before.lastFail;
-    entries.set(id, {
-      ...unlocated(before),
-      status,
-      failsInWindow,
-      recent,
-      ...(lastFail !== undefined ? { lastFail } : {}),
-    });
+    entries.set(id, withWindow(before, status, recent, lastFail));
     if (status !== before.status) changes.push({ id, from: before.status, to: status, result });
   }
   const next: ClaimLedger = {
@@ -529,18 +539,11 @@ export function windowFromRuns(
     const counted = runs.filter((r) => since === undefined || r.at > since);
     const window = counted.slice(-ledger.windowRuns);
     const recent = window.map((r) => RESULT_CHAR[r.results.get(id) ?? 'absent']).join('');
-    const failsInWindow = countFails(recent);
     // A failure blocked the entry when it happened, even one the window has since slid past.
     const failed = counted.filter((r) => r.results.get(id) === 'fail').at(-1);
     const status: ClaimStatus = failed ? 'blocked' : 'open';
     const lastFail = failed?.at ?? before.lastFail;
-    entries.set(id, {
-      ...unlocated(before),
-      status,
-      failsInWindow,
-      recent,
-      ...(lastFail !== undefined ? { lastFail } : {}),
-    });
+    entries.set(id, withWindow(before, status, recent, lastFail));
     if (status !== before.status) changes.push({ id, from: before.status, to: status, result: 'fail' });
   }
   const last = runs.at(-1);

@@ -1,9 +1,3 @@
-/**
- * The claim matrix against real repositories: real pytest with our census
- * plugin, real Hypothesis, real hits scoring, in the sandbox. One gate run
- * binds many claims at once where the claims differ only in their cells.
- */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +6,7 @@ import { lockFor } from '../helpers/fixture-repo.js';
 import { type Files, GitDir, runCli, tempDir } from '../helpers/gitdir.js';
 import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
 import { readScorecard } from '../helpers/out.js';
+import { pytestReport } from '../helpers/pytest-report.js';
 import { repoRoot } from '../helpers/shared.js';
 
 async function judge(repo: GitDir, head?: string) {
@@ -91,23 +86,6 @@ function claimsRepo(claims: string, extra: Files = {}, config: Record<string, un
     'claims/calc.yaml': `patch: "calc"\nclaims:\n${claims}`,
     ...extra,
   });
-}
-
-/** A real pytest run of the repo's tests, writing its JUnit report; a failing suite is a result, not an error. */
-function pytestRun(repo: GitDir, junit: string): void {
-  try {
-    execFileSync(
-      '/usr/bin/python3',
-      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${junit}`, 'tests'],
-      {
-        cwd: repo.dir,
-        env: { ...process.env, PYTHONPATH: 'src' },
-        stdio: 'ignore',
-      },
-    );
-  } catch (err) {
-    if ((err as { status?: number }).status !== 1) throw err;
-  }
 }
 
 function agent(repo: GitDir, files: Files): GitDir {
@@ -334,7 +312,7 @@ if _path:
     repo.write({ 'src/calc.py': 'def add(a, b):\n    return a + b + (1 if a > b else 0)\n' });
     const junit = path.join(tempDir('pg-record-'), 'junit.xml');
     // The property fails: that is the run being recorded.
-    pytestRun(repo, junit);
+    pytestReport(repo, junit);
     const r = await runCli(
       ['record', '--junit', junit, '--run-id', 'main-1', '--at', '2026-12-01T10:00:00Z'],
       {
@@ -352,7 +330,7 @@ if _path:
     });
     // A later green run never clears it; only a human reopen does.
     repo.write({ 'src/calc.py': CALC });
-    pytestRun(repo, junit);
+    pytestReport(repo, junit);
     await runCli(['record', '--junit', junit, '--run-id', 'main-2', '--at', '2026-12-02T10:00:00Z'], {
       cwd: repo.dir,
     });

@@ -3,12 +3,11 @@
  * main-branch runs of the run history (`record --history`), with real pytest
  * reports, rather than carried forward one `record` at a time.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { calcRepo } from '../helpers/calc-repo.js';
 import { type GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { pytestReport } from '../helpers/pytest-report.js';
 
 const LEDGER = 'freeze/ledger.json';
 
@@ -23,25 +22,6 @@ function ledgerRepo(): GitDir {
   });
 }
 
-/** A real pytest run of the repository as it is, as its JUnit report. */
-function pytest(repo: GitDir): string {
-  const junit = path.join(tempDir('pg-junit-'), 'report.xml');
-  try {
-    execFileSync(
-      'python3',
-      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${junit}`, 'tests'],
-      {
-        cwd: repo.dir,
-        env: { ...process.env, PYTHONPATH: 'src' },
-        stdio: 'ignore',
-      },
-    );
-  } catch {
-    // A failing suite still writes its report.
-  }
-  return junit;
-}
-
 const record = (repo: GitDir, junit: string, runId: string, at: string) =>
   runCli(['record', '--junit', junit, '--history', '--ledger', LEDGER, '--run-id', runId, '--at', at], {
     cwd: repo.dir,
@@ -51,13 +31,13 @@ const readLedger = (repo: GitDir) => JSON.parse(readFileSync(repo.path(LEDGER), 
 describe('patchgate freeze window', () => {
   it("computes the window from every main-branch run the history holds, a run whose ledger the job did not commit included; only a human's reopen opens it again", async () => {
     const repo = ledgerRepo();
-    expect((await record(repo, pytest(repo), 'r1', '2026-11-01T10:00:00Z')).code).toBe(0);
+    expect((await record(repo, pytestReport(repo), 'r1', '2026-11-01T10:00:00Z')).code).toBe(0);
     expect(readLedger(repo).entries.adds.recent).toBe('P');
     // The job that recorded r1 never committed the ledger.
     repo.git('checkout', '--', LEDGER);
     // Each main-branch run is of a commit of its own (the history marks a commit that passes and fails as flaky).
     repo.write({ 'src/calc.py': 'def add(a, b):\n    return a - b\n' }).commit('main: break add');
-    expect((await record(repo, pytest(repo), 'r2', '2026-11-01T11:00:00Z')).code).toBe(0);
+    expect((await record(repo, pytestReport(repo), 'r2', '2026-11-01T11:00:00Z')).code).toBe(0);
     repo.git('checkout', '--', LEDGER);
     expect(readLedger(repo).entries.adds).toEqual({
       status: 'open',
@@ -84,7 +64,7 @@ describe('patchgate freeze window', () => {
 
     // Passes after it never unblock it; a human reopen starts the window again, after the reopen's time.
     repo.write({ 'src/calc.py': 'def add(a, b):\n    return a + b\n' }).commit('main: fix add');
-    expect((await record(repo, pytest(repo), 'r3', '2026-11-01T12:00:00Z')).code).toBe(0);
+    expect((await record(repo, pytestReport(repo), 'r3', '2026-11-01T12:00:00Z')).code).toBe(0);
     // (record itself carried r3 onto the blocked entry; the window leaves a blocked entry as it is.)
     await runCli(['freeze', 'window', '--ledger', LEDGER], { cwd: repo.dir });
     expect(readLedger(repo).entries.adds).toMatchObject({ status: 'blocked', recent: 'PFP' });
@@ -105,7 +85,7 @@ describe('patchgate freeze window', () => {
       { cwd: repo.dir },
     );
     expect(reopen.code).toBe(0);
-    expect((await record(repo, pytest(repo), 'r4', '2026-11-01T13:00:00Z')).code).toBe(0);
+    expect((await record(repo, pytestReport(repo), 'r4', '2026-11-01T13:00:00Z')).code).toBe(0);
     await runCli(['freeze', 'window', '--ledger', LEDGER], { cwd: repo.dir });
     expect(readLedger(repo).entries.adds).toMatchObject({ status: 'open', fails_in_window: 0, recent: 'P' });
   }, 60_000);

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryKeyOf } from '../../src/history/repository.js';
-import type { HistoryRun, TestResult } from '../../src/history/run.js';
+import type { HistoryRun } from '../../src/history/run.js';
 import { historyLocation, openHistory } from '../../src/history/store.js';
 import { writeRun } from '../../src/history/write.js';
 import { GitDir, runCli } from '../helpers/gitdir.js';

@@ -5,12 +5,12 @@
  * bundled examples (test/e2e/demo.test.ts); here: which shard runs what,
  * what a merge refuses, and the run history.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { calcRepo } from '../helpers/calc-repo.js';
 import { type CliResult, type GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { pytestReport } from '../helpers/pytest-report.js';
 
 interface Card {
   verdict: string;
@@ -232,17 +232,8 @@ describe('shards and the run history', () => {
   it('balances by recorded durations once the history has them; shards read it and never write it; merge --history writes one run', async () => {
     const hist = shardedRepo();
     // A main-branch run before the base was committed, as CI records one: real pytest's JUnit, with times.
-    const junit = path.join(tempDir('pg-junit-'), 'main.xml');
     hist.git('checkout', '-q', 'main');
-    execFileSync(
-      'python3',
-      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${junit}`, 'tests'],
-      {
-        cwd: hist.dir,
-        env: { ...process.env, PYTHONPATH: 'src' },
-        stdio: 'ignore',
-      },
-    );
+    const junit = pytestReport(hist);
     // Before the base commit's date (the test repositories commit on 2026-01-01): what every shard reads.
     const at = '2025-12-31T12:00:00Z';
     expect(

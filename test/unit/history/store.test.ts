@@ -13,7 +13,7 @@ import {
   rejectionsByCode,
   slowestTests,
 } from '../../../src/history/queries.js';
-import type { HistoryRun, TestResult } from '../../../src/history/run.js';
+import type { TestResult } from '../../../src/history/run.js';
 import { numberedPlaceholders, type SqlDb } from '../../../src/history/sql.js';
 import { openSqlite } from '../../../src/history/sqlite.js';
 import { historyLocation, openHistory } from '../../../src/history/store.js';
