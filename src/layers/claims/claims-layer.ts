@@ -225,6 +225,8 @@ async function testShare(ctx: LayerContext, side: 'base' | 'head', id: string): 
  * resolved here against every shard's proofs and tests, as one run would.
  */
 async function mergeClaims(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
+  // An empty matrix (CLAIMS_EMPTY) defers nothing: every shard gave the same finding.
+  if (parts.every((p) => p.part === undefined)) return agreed('the claims outcome', parts);
   const all = parts.map((p) => p.part as ClaimsPart);
   const first = all[0] as ClaimsPart;
   agreed(

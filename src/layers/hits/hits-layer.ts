@@ -8,7 +8,7 @@ import { asPatchgateError } from '../../errors.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
-import { byUnit, jsonArtifact, jsonParts, type MergeContext } from '../shard-merge.js';
+import { agreed, byUnit, jsonArtifact, jsonParts, type MergeContext } from '../shard-merge.js';
 import { attachEdits } from '../test-edits/attach.js';
 import type {
   Artifact,
@@ -221,10 +221,9 @@ export const hitsLayer: Layer = {
         ? { file: f.evidence.source, name: f.evidence.property, kind: 'hits' }
         : undefined,
     );
+    const isModule = picomatch(hits.properties, { dot: true });
     const moduleOf = (score: typeof base) =>
-      score.listed
-        .filter((i) => modulesScored(ctx, i.source))
-        .map((i) => [i.name, i.source] as [string, string]);
+      score.listed.filter((i) => isModule(i.source)).map((i) => [i.name, i.source] as [string, string]);
     return {
       findings: explained,
       frozen: judged.frozen,
@@ -234,7 +233,7 @@ export const hitsLayer: Layer = {
         ? {
             part: {
               configFile: ctx.configFile,
-              globs: [...(ctx.config.hits?.properties ?? [])],
+              globs: [...hits.properties],
               baseFound: base.listed.length + base.problems.length,
               modules: { base: moduleOf(base), head: moduleOf(head) },
             } satisfies HitsPart,
@@ -256,11 +255,6 @@ interface HitsPart {
   modules: { base: [string, string][]; head: [string, string][] };
 }
 
-/** A property module, as the hits config globs name them (harness and command sources are not). */
-function modulesScored(ctx: LayerContext, source: string): boolean {
-  return picomatch(ctx.config.hits?.properties ?? [], { dot: true })(source);
-}
-
 /** The ledger findings that need the property's listing (its fixture), judged where the property is listed. */
 const LEDGER_PER_PROPERTY = new Set(['LEDGER_DIGEST_MISMATCH', 'LEDGER_EXTERNAL_IO_INVALID']);
 
@@ -274,6 +268,8 @@ const LEDGER_PER_PROPERTY = new Set(['LEDGER_DIGEST_MISMATCH', 'LEDGER_EXTERNAL_
  * compared on either: an error, never a guess.
  */
 async function mergeHits(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
+  // A layer with nothing configured gave the same nothing on every shard.
+  if (parts.some((p) => p.part === undefined)) return agreed('the hits outcome', parts);
   const hits = parts.map((p) => p.part as HitsPart);
   const isModule = picomatch(hits[0]?.globs ?? [], { dot: true });
   if (hits.every((h) => h.baseFound === 0)) {

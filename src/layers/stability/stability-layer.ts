@@ -237,8 +237,21 @@ export const stabilityLayer: Layer = {
   // shares' put together.
   shards: byUnit({
     unitOf: () => 'test',
-    note: (parts) => scopeNote(mergedScope(parts)),
-    scope: (parts) => scopeSummary(mergedScope(parts)),
+    // Without a tests section the probe did nothing, alike on every shard.
+    note: (parts) =>
+      probed(parts)
+        ? scopeNote(mergedScope(parts))
+        : agreed(
+            'the note',
+            parts.map((p) => p.note),
+          ),
+    scope: (parts) =>
+      probed(parts)
+        ? scopeSummary(mergedScope(parts))
+        : agreed(
+            'the scope',
+            parts.map((p) => p.scope),
+          ),
     artifacts: {
       [STABILITY_ARTIFACT]: (_contents, parts) => {
         const stab = stabilityParts(parts);
@@ -268,6 +281,8 @@ interface StabilityPart {
   scope: ProbeScope;
   probe: ProbeRuns;
 }
+
+const probed = (parts: readonly LayerOutcome[]): boolean => parts.every((p) => p.part !== undefined);
 
 const stabilityParts = (parts: readonly LayerOutcome[]): StabilityPart[] =>
   parts.map((p) => p.part as StabilityPart);

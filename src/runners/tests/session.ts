@@ -114,8 +114,9 @@ export interface TestSessionOptions {
    * whole suite runs `files` only (nothing when there are none), and every
    * run keeps only the outcomes of files this shard owns, so each test is
    * judged by exactly one shard even where a runner's file filter matches
-   * more than the file named. With `suite`, the runner cannot select files:
-   * the shard that owns the suite runs it whole, the others run nothing.
+   * more than the file named. When the runner cannot select files, the
+   * shard that owns the suite runs it whole (`whole`), the others nothing
+   * (`none`).
    */
   shard?: SessionShard;
 }

@@ -234,6 +234,31 @@ describe('how layers come together', () => {
   });
 });
 
+describe("the layers' own merges, where a layer had nothing to do", () => {
+  it('merges hits, stability and claims outcomes that carry no part (nothing configured, an empty matrix)', async () => {
+    const { hitsLayer } = await import('../../../src/layers/hits/hits-layer.js');
+    const { stabilityLayer } = await import('../../../src/layers/stability/stability-layer.js');
+    const { claimsLayer } = await import('../../../src/layers/claims/claims-layer.js');
+    const empty = finding('claims', 'CLAIMS_EMPTY', 'matrix');
+    const layers = (i: number) =>
+      part(i, 2, [
+        ran('hits', { findings: [] }),
+        ran('stability', { findings: [] }),
+        ran('claims', { findings: [empty] }),
+      ]);
+    const r = await merge(
+      [layers(1), layers(2)],
+      [hitsLayer, stabilityLayer, { ...claimsLayer, onlyAfterClean: false }],
+    );
+    expect(r.card.layers.map((l) => [l.name, l.status])).toEqual([
+      ['hits', 'pass'],
+      ['stability', 'pass'],
+      ['claims', 'reject'],
+    ]);
+    expect(r.card.findings.map((f) => f.code)).toEqual(['CLAIMS_EMPTY']);
+  });
+});
+
 describe('a part file', () => {
   const good = JSON.stringify(part(1, 1, []));
 
