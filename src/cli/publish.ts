@@ -74,3 +74,18 @@ export async function publishReports(
     io.stdout.write(`\nreports: ${where}/scorecard.json, summary.md, report.html\n`);
   }
 }
+
+/** `--ci-run`, which the history keeps with the run: it needs --history, and must name something. */
+export function ciRunOf(
+  values: { history: boolean; 'ci-run'?: string | undefined },
+  command: string,
+): string | undefined {
+  const ciRun = values['ci-run'];
+  if (ciRun !== undefined && (!values.history || ciRun.trim() === ''))
+    throw usage(
+      values.history
+        ? `${command}: --ci-run must name the CI run (e.g. GitHub's run id); it must not be blank`
+        : `${command}: --ci-run is kept with the run in the history: it needs --history`,
+    );
+  return ciRun;
+}

@@ -177,3 +177,32 @@ export function jsonParts<T>(contents: readonly string[]): T[] {
 
 /** The JSON artifact form every layer writes: two-space indent and a final newline. */
 export const jsonArtifact = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The outcome of a layer whose work is the whole repository's: the same on every shard, reports and all. */
+export function sameOutcome(parts: readonly LayerOutcome[]): LayerOutcome {
+  agreed(
+    'its outcome',
+    parts.map((o) => ({ ...o, artifacts: undefined })),
+  );
+  const artifacts = mergeArtifacts(parts, {});
+  const first = parts[0] as LayerOutcome;
+  return { ...first, ...(artifacts.length > 0 ? { artifacts } : {}) };
+}
+
+/**
+ * A merge for a layer that leaves a part when it did its work: when it
+ * stopped before any (nothing configured, an empty matrix) it left none on
+ * any shard, and its outcomes must then be the same everywhere. A part on
+ * some shards and not on others is a disagreement.
+ */
+export function whenParts(merge: ShardMerge['merge']): ShardMerge {
+  return {
+    merge(parts, ctx) {
+      const without = parts.flatMap((p, i) => (p.part === undefined ? [i + 1] : []));
+      if (without.length === parts.length) return sameOutcome(parts);
+      if (without.length > 0)
+        throw new ShardDisagreement('whether the layer did its work', without, 'a part', 'no part');
+      return merge(parts, ctx);
+    },
+  };
+}

@@ -8,7 +8,7 @@
  * skipped exactly where one run would have skipped them.
  */
 
-import { agreed, commonAndRest, mergeArtifacts, ShardDisagreement } from '../layers/shard-merge.js';
+import { agreed, commonAndRest, ShardDisagreement, sameOutcome } from '../layers/shard-merge.js';
 import type {
   Artifact,
   Finding,
@@ -317,9 +317,7 @@ async function mergeLayers(parts: readonly SourcedPart[], pipeline: readonly Lay
       const outcomes = layerParts.map((l) => l?.outcome as LayerOutcome);
       try {
         const proofs = (layer.after ?? []).flatMap((n) => proofsBy.get(n) ?? []);
-        const merged = layer.shards
-          ? await layer.shards.merge(outcomes, { proofs })
-          : sameEverywhere(outcomes);
+        const merged = layer.shards ? await layer.shards.merge(outcomes, { proofs }) : sameOutcome(outcomes);
         findings = merged.findings;
         told = {
           ...(merged.note !== undefined ? { note: merged.note } : {}),
@@ -342,15 +340,6 @@ async function mergeLayers(parts: readonly SourcedPart[], pipeline: readonly Lay
     pushAll(out.findings, shown.findings);
   }
   return out;
-}
-
-/** A layer with no merge of its own does the whole repository's work alike on every shard. */
-function sameEverywhere(outcomes: readonly LayerOutcome[]): LayerOutcome {
-  const strip = (o: LayerOutcome) => ({ ...o, artifacts: undefined });
-  agreed('its outcome', outcomes.map(strip));
-  const artifacts = mergeArtifacts(outcomes, {});
-  const first = outcomes[0] as LayerOutcome;
-  return { ...first, ...(artifacts.length > 0 ? { artifacts } : {}) };
 }
 
 function disagreement(layer: string, err: ShardDisagreement, parts: readonly SourcedPart[]): Finding {

@@ -146,7 +146,8 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
   const proofsBy = new Map<string, readonly PropertyProof[]>();
   const layersRun: string[] = [];
   const parts: LayerPart[] | undefined = o.recordParts ? [] : undefined;
-  const fix = (f: Finding) => relocateLogPaths(boundFinding(f), o.logDir, o.logsTo ?? LOGS_IN_OUT);
+  const logsTo = o.logsTo ?? LOGS_IN_OUT;
+  const fix = (f: Finding) => relocateLogPaths(boundFinding(f), o.logDir, logsTo);
   const enabled = o.pipeline.filter((l) => o.isEnabled(l));
   const early = startsTestRuns(enabled);
   let prefetched = false;
@@ -192,14 +193,9 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
       pushAll(frozen, outcome.frozen ?? []);
       proofsBy.set(layer.name, Object.freeze((outcome.proofs ?? []).map((p) => Object.freeze({ ...p }))));
       // A report that names a log names the out folder's copy, as findings do.
-      const artifacts = (outcome.artifacts ?? []).map((a) =>
-        relocateArtifact(a, o.logDir, o.logsTo ?? LOGS_IN_OUT),
-      );
+      const artifacts = (outcome.artifacts ?? []).map((a) => relocateArtifact(a, o.logDir, logsTo));
       for (const artifact of artifacts) await o.hooks.onArtifact?.(artifact);
-      if (parts)
-        kept = partOutcome({ ...outcome, artifacts }, fix, (v) =>
-          relocateLogValue(v, o.logDir, o.logsTo ?? LOGS_IN_OUT),
-        );
+      if (parts) kept = partOutcome({ ...outcome, artifacts }, (v) => relocateLogValue(v, o.logDir, logsTo));
     } catch (err) {
       if (o.signal.aborted) throw err;
       // A layer that throws can never let the patch through.
@@ -209,25 +205,27 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
     if (o.signal.aborted) throw new InputError('ABORTED', 'the run was interrupted');
     const guarded: Finding[] = [];
     if (layer.runsHeadCode) for (const g of o.guards) pushAll(guarded, await g.check(layer.name));
+    // Evidence head code shaped is bounded before anything walks it, and a log path names the out folder's
+    // copy (tests/…): the temp folder is gone by the time anyone reads it. Done once, for the part too.
+    const fixed = layerFindings.map(fix);
+    const fixedGuards = guarded.map(fix);
     // Installing dependencies is the setup's time, not the layer's that first needed it.
     timings[layer.name] = Math.round(o.now() - t0 - ((o.tests?.setupMs ?? 0) - setupBefore));
     parts?.push({
       name: layer.name,
-      ...(kept ? { outcome: kept } : { threw: fix(layerFindings[0] as Finding) }),
-      guards: guarded.map(fix),
+      ...(kept ? { outcome: { ...kept, findings: fixed } } : { threw: fixed[0] as Finding }),
+      guards: fixedGuards,
       ms: timings[layer.name] ?? 0,
     });
-    pushAll(layerFindings, guarded);
+    const all = [...fixed, ...fixedGuards];
     const summary: LayerSummary = {
       name: layer.name,
-      status: layerStatus(layerFindings),
-      findings: layerFindings.length,
+      status: layerStatus(all),
+      findings: all.length,
       ...told,
     };
-    // Evidence head code shaped is bounded before anything walks it; thousands of findings of one code
-    // become one with the count, the full list an artifact. A log path names the out folder's copy
-    // (tests/…): the temp folder is gone by the time anyone reads it.
-    const shown = aggregateFindings(layerFindings.map(fix));
+    // Thousands of findings of one code become one with the count, the full list an artifact.
+    const shown = aggregateFindings(all);
     for (const artifact of shown.artifacts) await o.hooks.onArtifact?.(artifact);
     layers.push(summary);
     layersRun.push(layer.name);
@@ -237,14 +235,10 @@ export async function runLayers(o: LayerRunOptions): Promise<LayerRunResult> {
   return { layers, findings, overrides, frozen, timings, ...(parts ? { parts } : {}) };
 }
 
-/** A layer's outcome as a shard keeps it: findings bounded and relocated, artifacts whole, all plain JSON. */
-function partOutcome(
-  outcome: LayerOutcome,
-  fix: (f: Finding) => Finding,
-  relocate: (value: unknown) => unknown,
-): LayerOutcome {
+/** A layer's outcome as a shard keeps it (its findings are set once fixed): artifacts whole, all plain JSON. */
+function partOutcome(outcome: LayerOutcome, relocate: (value: unknown) => unknown): LayerOutcome {
   return {
-    findings: outcome.findings.map(fix),
+    findings: outcome.findings,
     ...(outcome.note !== undefined ? { note: outcome.note } : {}),
     ...(outcome.scope !== undefined ? { scope: outcome.scope } : {}),
     ...(outcome.overrides?.length ? { overrides: outcome.overrides } : {}),

@@ -8,8 +8,10 @@
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hashOwner } from '../../src/shard/plan.js';
 import { calcRepo } from '../helpers/calc-repo.js';
 import { type CliResult, type GitDir, runCli, tempDir } from '../helpers/gitdir.js';
+import { hitsRepo, TS_INVOICE_PROPERTY } from '../helpers/hits-repo.js';
 import { pytestReport } from '../helpers/pytest-report.js';
 
 interface Card {
@@ -218,6 +220,19 @@ describe('patchgate merge', () => {
     const missing = await merge([path.join(repo.dir, 'nowhere'), '--out', tempDir('pg-merged-')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file or folder');
+    const noPart = await merge([tempDir('pg-not-a-shard-'), '--out', tempDir('pg-merged-')]);
+    expect(noPart.code).toBe(2);
+    expect(noPart.stderr).toMatch(/part\.json: cannot read it .*writes DIR\/part\.json/);
+    const ciRun = await merge([
+      outs[0] as string,
+      outs[1] as string,
+      '--ci-run',
+      '7',
+      '--out',
+      tempDir('pg-merged-'),
+    ]);
+    expect(ciRun.code).toBe(2);
+    expect(ciRun.stderr).toContain('merge: --ci-run is kept with the run in the history: it needs --history');
   });
 
   it("refuses to write into a part's own folder, which it would empty first", async () => {
@@ -293,4 +308,37 @@ describe('shards and the run history', () => {
       d.close();
     }
   });
+});
+
+describe('attacks on a sharded run', () => {
+  it('a property moved to a module another shard loads, and weakened there, is never accepted', async () => {
+    // The base's property lives in properties/total.ts; the patch moves it, made to never fail, to a module that
+    // the plan hands to the other shard, so neither shard sees both sides of it.
+    const other = Array.from({ length: 50 }, (_, i) => `properties/moved_${i}.ts`).find(
+      (m) =>
+        hashOwner(`property-module\u241f${m}`, 2) !==
+        hashOwner('property-module\u241fproperties/total.ts', 2),
+    ) as string;
+    const repo = hitsRepo(
+      { properties: ['properties/**/*.ts'] },
+      { 'properties/total.ts': TS_INVOICE_PROPERTY },
+    );
+    repo.git('checkout', '-q', '-b', 'agent');
+    const weakened = TS_INVOICE_PROPERTY.replace(/check\(fx\) \{[\s\S]*?\n {2}\},/, 'check(_fx) {},');
+    expect(weakened).not.toBe(TS_INVOICE_PROPERTY);
+    repo.write({ 'properties/total.ts': null, [other]: weakened }).commit('agent: tidy the properties');
+    const parts = [tempDir('pg-shard-a-'), tempDir('pg-shard-b-')];
+    for (const [i, out] of parts.entries()) await runCli(shardArgs(out, `${i + 1}/2`), { cwd: repo.dir });
+    const out = tempDir('pg-merged-');
+    const r = await merge([...parts, '--out', out]);
+    expect(r.code).not.toBe(0);
+    const card = read<Card>(path.join(out, 'scorecard.json'));
+    expect(card.verdict).toBe('error');
+    const split = card.findings.find((f) => f.code === 'SHARD_DISAGREEMENT');
+    expect(split?.evidence.property).toBe('invoice_total_matches_lines');
+    expect(split?.message).toContain(`${other} on the head`);
+    // Each shard alone saw half of it: the base's copy gone (a rejection), the head's copy new.
+    const codes = card.findings.map((f) => f.code);
+    expect(codes).toContain('PROPERTY_SET_CHANGED');
+  }, 120_000);
 });

@@ -26,7 +26,7 @@ import { type CliIO, rawStream } from '../io.js';
 import { parseCommand } from '../options.js';
 import { OutFolder, type OutFs, PART_FILE } from '../out-folder.js';
 import { ProgressLine } from '../progress.js';
-import { publishReports, type Reporter, resolveReporters } from '../publish.js';
+import { ciRunOf, publishReports, type Reporter, resolveReporters } from '../publish.js';
 import { CHECK } from '../specs.js';
 import { usage } from '../usage.js';
 
@@ -38,9 +38,6 @@ export interface CheckDeps {
   /** The clock that stamps a run written to the history. */
   now?(): Date;
 }
-
-// The reporters are shared with `patchgate merge` (../publish.ts); re-exported for the tests that import them here.
-export { REPORTERS, type Reporter, resolveReporters } from '../publish.js';
 
 export async function checkCommand(
   args: string[],
@@ -54,17 +51,11 @@ export async function checkCommand(
   if (!values.base)
     throw usage('check needs --base REV (the branch the patch targets, e.g. --base origin/main)');
   const reporters = resolveReporters(values.reporter, values.json);
-  const ciRun = values['ci-run'];
+  const ciRun = ciRunOf(values, 'check');
   const shard = values.shard !== undefined ? shardSpec(values.shard) : undefined;
   if (shard && ciRun !== undefined)
     throw usage(
       'check: --ci-run is kept with the merged run: give it to `patchgate merge --history`, not to a shard',
-    );
-  if (ciRun !== undefined && (!values.history || ciRun.trim() === ''))
-    throw usage(
-      values.history
-        ? "check: --ci-run must name the CI run (e.g. GitHub's run id); it must not be blank"
-        : 'check: --ci-run is kept with the run in the history: it needs --history',
     );
   const out = path.resolve(io.cwd, values.out);
   const git = Git.forEnv(execFile, io.cwd, io.env, io.signal);

@@ -14,7 +14,7 @@ import { openRepoHistory } from '../history-store.js';
 import type { CliIO } from '../io.js';
 import { parseCommand } from '../options.js';
 import { OutFolder, type OutFs, PART_FILE } from '../out-folder.js';
-import { publishReports, resolveReporters } from '../publish.js';
+import { ciRunOf, publishReports, resolveReporters } from '../publish.js';
 import { MERGE } from '../specs.js';
 import { usage } from '../usage.js';
 
@@ -43,13 +43,7 @@ export async function mergeCommand(
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const reporters = resolveReporters(values.reporter, values.json, 'merge');
-  const ciRun = values['ci-run'];
-  if (ciRun !== undefined && (!values.history || ciRun.trim() === ''))
-    throw usage(
-      values.history
-        ? "merge: --ci-run must name the CI run (e.g. GitHub's run id); it must not be blank"
-        : 'merge: --ci-run is kept with the run in the history: it needs --history',
-    );
+  const ciRun = ciRunOf(values, 'merge');
   const out = path.resolve(io.cwd, values.out);
   const parts: ReadPart[] = [];
   for (const given of positionals) parts.push(await readPart(io.cwd, given));

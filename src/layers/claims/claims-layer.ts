@@ -21,7 +21,7 @@ import { pytestNodeId } from '../../runners/tests/presets.js';
 import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
-import { agreed, jsonArtifact, type MergeContext } from '../shard-merge.js';
+import { agreed, jsonArtifact, type MergeContext, whenParts } from '../shard-merge.js';
 import type { Finding, Layer, LayerContext, LayerOutcome, NamedContract, Severity } from '../types.js';
 import { parseFreezeRef, parsePropertyRef } from './cells.js';
 import {
@@ -169,7 +169,7 @@ export const claimsLayer: Layer = {
         : {}),
     };
   },
-  shards: { merge: mergeClaims },
+  shards: whenParts(mergeClaims),
 };
 
 const CLAIMS_REPORT = 'claims.json';
@@ -225,8 +225,6 @@ async function testShare(ctx: LayerContext, side: 'base' | 'head', id: string): 
  * resolved here against every shard's proofs and tests, as one run would.
  */
 async function mergeClaims(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
-  // An empty matrix (CLAIMS_EMPTY) defers nothing: every shard gave the same finding.
-  if (parts.every((p) => p.part === undefined)) return agreed('the claims outcome', parts);
   const all = parts.map((p) => p.part as ClaimsPart);
   const first = all[0] as ClaimsPart;
   agreed(

@@ -8,7 +8,7 @@ import { asPatchgateError } from '../../errors.js';
 import { readFlakeLedger } from '../../freeze/flake-ledger.js';
 import { lockedFixtureDigests } from '../fixtures/locked-digests.js';
 import { ProgressTally } from '../progress.js';
-import { agreed, byUnit, jsonArtifact, jsonParts, type MergeContext } from '../shard-merge.js';
+import { byUnit, jsonArtifact, jsonParts, type MergeContext, whenParts } from '../shard-merge.js';
 import { attachEdits } from '../test-edits/attach.js';
 import type {
   Artifact,
@@ -241,7 +241,7 @@ export const hitsLayer: Layer = {
         : {}),
     };
   },
-  shards: { merge: mergeHits },
+  shards: whenParts(mergeHits),
 };
 
 /** What the merge needs of a shard's hits besides its findings: the properties its modules define, per side. */
@@ -268,8 +268,6 @@ const LEDGER_PER_PROPERTY = new Set(['LEDGER_DIGEST_MISMATCH', 'LEDGER_EXTERNAL_
  * compared on either: an error, never a guess.
  */
 async function mergeHits(parts: readonly LayerOutcome[], mctx: MergeContext): Promise<LayerOutcome> {
-  // A layer with nothing configured gave the same nothing on every shard.
-  if (parts.some((p) => p.part === undefined)) return agreed('the hits outcome', parts);
   const hits = parts.map((p) => p.part as HitsPart);
   const isModule = picomatch(hits[0]?.globs ?? [], { dot: true });
   if (hits.every((h) => h.baseFound === 0)) {

@@ -11,7 +11,7 @@ import type { SuiteRun } from '../../runners/tests/session.js';
 import { byCodePoint } from '../../util/compare.js';
 import { type FlakeRecord, historyEvidence, historyWords } from '../flake-history.js';
 import { ProgressTally } from '../progress.js';
-import { agreed, byUnit } from '../shard-merge.js';
+import { agreed, byUnit, whenParts } from '../shard-merge.js';
 import type { Finding, FrozenItem, Layer, LayerContext, LayerOutcome, NamedContract } from '../types.js';
 import { mergeScopes, STABILITY_ARTIFACT, scopeArtifact, scopeNote, scopeSummary } from './probe-report.js';
 import type { ProbeScope } from './probe-scope.js';
@@ -235,39 +235,29 @@ export const stabilityLayer: Layer = {
   },
   // Each test is probed on the shard that runs its file; the scope, the note and stability.json are the
   // shares' put together.
-  shards: byUnit({
-    unitOf: () => 'test',
-    // Without a tests section the probe did nothing, alike on every shard.
-    note: (parts) =>
-      probed(parts)
-        ? scopeNote(mergedScope(parts))
-        : agreed(
-            'the note',
-            parts.map((p) => p.note),
-          ),
-    scope: (parts) =>
-      probed(parts)
-        ? scopeSummary(mergedScope(parts))
-        : agreed(
-            'the scope',
-            parts.map((p) => p.scope),
-          ),
-    artifacts: {
-      [STABILITY_ARTIFACT]: (_contents, parts) => {
-        const stab = stabilityParts(parts);
-        const ran = stab.filter((p) => p.probe.labels.length > 1);
-        return scopeArtifact(mergeScopes(stab.map((p) => p.scope)), {
-          labels: ran[0]?.probe.labels ?? stab[0]?.probe.labels ?? [],
-          runs: agreed(
-            'the number of stability runs',
-            stab.map((p) => p.probe.runs),
-          ),
-          tests: stab.reduce((n, p) => n + p.probe.tests, 0),
-          flaky: stab.flatMap((p) => p.probe.flaky).sort(byCodePoint),
-        });
+  // Without a tests section the probe did nothing, alike on every shard (no part).
+  shards: whenParts(
+    byUnit({
+      unitOf: () => 'test',
+      note: (parts) => scopeNote(mergedScope(parts)),
+      scope: (parts) => scopeSummary(mergedScope(parts)),
+      artifacts: {
+        [STABILITY_ARTIFACT]: (_contents, parts) => {
+          const stab = stabilityParts(parts);
+          const ran = stab.filter((p) => p.probe.labels.length > 1);
+          return scopeArtifact(mergeScopes(stab.map((p) => p.scope)), {
+            labels: ran[0]?.probe.labels ?? stab[0]?.probe.labels ?? [],
+            runs: agreed(
+              'the number of stability runs',
+              stab.map((p) => p.probe.runs),
+            ),
+            tests: stab.reduce((n, p) => n + p.probe.tests, 0),
+            flaky: stab.flatMap((p) => p.probe.flaky).sort(byCodePoint),
+          });
+        },
       },
-    },
-  }),
+    }).merge,
+  ),
 };
 
 interface ProbeRuns {
@@ -281,8 +271,6 @@ interface StabilityPart {
   scope: ProbeScope;
   probe: ProbeRuns;
 }
-
-const probed = (parts: readonly LayerOutcome[]): boolean => parts.every((p) => p.part !== undefined);
 
 const stabilityParts = (parts: readonly LayerOutcome[]): StabilityPart[] =>
   parts.map((p) => p.part as StabilityPart);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveReporters } from '../../../src/cli/commands/check.js';
+import { resolveReporters } from '../../../src/cli/publish.js';
 import type { Finding } from '../../../src/layers/types.js';
 import {
   escapeData,

@@ -259,6 +259,143 @@ describe("the layers' own merges, where a layer had nothing to do", () => {
   });
 });
 
+describe('a layer that leaves a part when it does its work', () => {
+  it('is SHARD_DISAGREEMENT when some shards left a part and others none', async () => {
+    const { claimsLayer } = await import('../../../src/layers/claims/claims-layer.js');
+    const r = await merge(
+      [
+        part(1, 2, [
+          ran('claims', {
+            findings: [],
+            part: { report: { claims: [] }, deferred: [], layersRun: [], headOnly: [] },
+          }),
+        ]),
+        part(2, 2, [ran('claims', { findings: [] })]),
+      ],
+      [claimsLayer],
+    );
+    expect(r.card.findings.map((f) => [f.code, f.evidence.what])).toEqual([
+      ['SHARD_DISAGREEMENT', 'whether the layer did its work'],
+    ]);
+  });
+});
+
+describe('what else a merge refuses', () => {
+  const layers = [unitLayer('regression')];
+  const ok = (i: number, over: Partial<ShardPart> = {}) =>
+    part(i, 2, [ran('regression', { findings: [] })], over);
+
+  it('a part that says it is a shard beyond the total', async () => {
+    const r = await merge([ok(1), ok(2), part(3, 2, [ran('regression', { findings: [] })])], layers);
+    expect(r.card.findings.find((f) => f.code === 'SHARD_FOREIGN')?.message).toMatch(
+      /says it is shard 3 of 2/,
+    );
+  });
+
+  it('findings before any layer (the sandbox) that one shard saw and another did not', async () => {
+    const hidden: Finding = {
+      code: 'PROGRAM_HIDDEN',
+      layer: 'sandbox',
+      severity: 'error',
+      message: 'no python3',
+      evidence: {},
+    };
+    const r = await merge([ok(1, { prelude: [hidden] }), ok(2)], layers);
+    expect(r.card.findings.map((f) => [f.code, f.evidence.what])).toContainEqual([
+      'SHARD_DISAGREEMENT',
+      'the findings before any layer',
+    ]);
+  });
+
+  it('a layer one shard ran and another did not', async () => {
+    const r = await merge(
+      [ok(1), part(2, 2, [{ name: 'regression', skipped: 'not enabled', guards: [], ms: 0 }])],
+      layers,
+    );
+    expect(r.card.findings.map((f) => [f.code, f.evidence.what])).toEqual([
+      ['SHARD_DISAGREEMENT', 'whether layer regression ran'],
+    ]);
+  });
+
+  it('a layer this patchgate does not have', async () => {
+    const r = await merge([ok(1), ok(2)], [unitLayer('contracts')]);
+    expect(r.card.findings.map((f) => [f.code, f.evidence.layer])).toEqual([['SHARD_FOREIGN', 'regression']]);
+  });
+});
+
+describe('judgements only all shards together can make', () => {
+  it('hits: a property name that modules on two shards define is an error; nothing listed on any shard is the empty-config error', async () => {
+    const { hitsLayer } = await import('../../../src/layers/hits/hits-layer.js');
+    const hitsPart = (base: [string, string][], head: [string, string][], baseFound = base.length) => ({
+      configFile: 'patchgate.config.json',
+      globs: ['properties/**/*.ts'],
+      baseFound,
+      modules: { base, head },
+    });
+    const moved = await merge(
+      [
+        part(1, 2, [ran('hits', { findings: [], part: hitsPart([['p_total', 'properties/a.ts']], []) })]),
+        part(2, 2, [ran('hits', { findings: [], part: hitsPart([], [['p_total', 'properties/b.ts']]) })]),
+      ],
+      [hitsLayer],
+    );
+    expect(moved.card.verdict).toBe('error');
+    expect(moved.card.findings[0]?.message).toMatch(
+      /property 'p_total' is defined in modules different shards load \(properties\/a\.ts on the base \(shard 1\), properties\/b\.ts on the head \(shard 2\)\)/,
+    );
+    const none = await merge(
+      [1, 2].map((i) => part(i, 2, [ran('hits', { findings: [], part: hitsPart([], [], 0) })])),
+      [hitsLayer],
+    );
+    expect(none.card.findings.map((f) => [f.code, f.severity])).toEqual([['CONFIG_INVALID', 'error']]);
+    expect(none.card.findings[0]?.message).toMatch(/yield no property in the base revision/);
+    // One shard's module held the only property: no error at all.
+    const one = await merge(
+      [
+        part(1, 2, [
+          ran('hits', {
+            findings: [],
+            part: hitsPart([['p', 'properties/a.ts']], [['p', 'properties/a.ts']]),
+          }),
+        ]),
+        part(2, 2, [ran('hits', { findings: [], part: hitsPart([], [], 0) })]),
+      ],
+      [hitsLayer],
+    );
+    expect(one.card.findings).toEqual([]);
+  });
+
+  it('regression: TESTS_NONE_RAN only when the base tests ran to no verdict on every shard', async () => {
+    const { regressionLayer } = await import('../../../src/layers/regression/regression-layer.js');
+    const none = (tests: number, baseRan: number) => ({
+      nothingRan: {
+        run: 'overlay-run',
+        tests,
+        log: 'tests/shard-1/overlay-run.stdout.log',
+        base: { label: 'base-run-1', ran: baseRan },
+      },
+    });
+    const onAll = await merge(
+      [
+        part(1, 2, [ran('regression', { findings: [], part: none(2, 3) })]),
+        part(2, 2, [ran('regression', { findings: [], part: none(1, 4) })]),
+      ],
+      [regressionLayer],
+    );
+    expect(
+      onAll.card.findings.map((f) => [f.code, f.severity, f.evidence.tests, f.evidence.baseRan]),
+    ).toEqual([['TESTS_NONE_RAN', 'reject', 3, 7]]);
+    const onOne = await merge(
+      [
+        part(1, 2, [ran('regression', { findings: [], part: none(2, 3) })]),
+        part(2, 2, [ran('regression', { findings: [], part: { nothingRan: null } })]),
+      ],
+      [regressionLayer],
+    );
+    expect(onOne.card.findings).toEqual([]);
+  });
+});
+
 describe('a part file', () => {
   const good = JSON.stringify(part(1, 1, []));
 
