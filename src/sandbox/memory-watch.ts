@@ -177,26 +177,47 @@ export function tmpfsUse(pids: readonly number[]): { bytes: number; largestMount
   return largestMount === undefined ? { bytes } : { bytes, largestMount };
 }
 
+/** What `w`'s tree holds, when that is over its cap; undefined while under it. */
+function overCap(
+  w: MemoryWatch,
+  children: Map<number, number[]>,
+  rss: Map<number, number>,
+): MemoryUse | undefined {
+  let resident = 0;
+  for (const pid of tree(w.root, children)) resident += rss.get(pid) ?? 0;
+  let tmpfs = 0;
+  let largestMount: string | undefined;
+  const init = w.sandboxInit?.();
+  // RSS alone over the cap needs no statfs; otherwise the tmpfs share decides.
+  if (init !== undefined && resident <= w.capBytes) {
+    const t = tmpfsUse(tree(init, children));
+    tmpfs = t.bytes;
+    largestMount = t.largestMount;
+  }
+  if (resident + tmpfs <= w.capBytes) return undefined;
+  return { resident, tmpfs, ...(largestMount !== undefined ? { largestMount } : {}) };
+}
+
 function scan(): void {
   const { parent, rss } = readProcesses();
   const children = childrenOf(parent);
   for (const w of watched) {
-    let resident = 0;
-    for (const pid of tree(w.root, children)) resident += rss.get(pid) ?? 0;
-    let tmpfs = 0;
-    let largestMount: string | undefined;
-    const init = w.sandboxInit?.();
-    // RSS alone over the cap needs no statfs; otherwise the tmpfs share decides.
-    if (init !== undefined && resident <= w.capBytes) {
-      const t = tmpfsUse(tree(init, children));
-      tmpfs = t.bytes;
-      largestMount = t.largestMount;
-    }
-    if (resident + tmpfs > w.capBytes) {
+    const use = overCap(w, children, rss);
+    if (use !== undefined) {
       watched.delete(w);
-      w.onBreach({ resident, tmpfs, ...(largestMount !== undefined ? { largestMount } : {}) });
+      w.onBreach(use);
     }
   }
+}
+
+/**
+ * Measures `w`'s tree now, not at the watcher's next tick. A deadline that
+ * fires in the same turn as that tick (or while a busy gate let ticks pass)
+ * must not decide alone why a tree that is over its cap was stopped.
+ */
+export function measureNow(w: MemoryWatch): MemoryUse | undefined {
+  const { parent, rss } = readProcesses();
+  return overCap(w, childrenOf(parent), rss);
 }
 
 /** Watches the tree of `w.root` until the returned function is called (or it breaches, once). */

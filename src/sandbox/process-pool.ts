@@ -222,6 +222,8 @@ export class ProcessPool {
               lastCount = count;
               lastChange = now;
             } else if (now - lastChange > budget) {
+              // Late and over its memory cap: stopped for the cap, which its death then reports.
+              if (slot.proc.breachNow() !== undefined) return;
               finish(how.onTimeout(slots[1] ?? -1, slots));
               this.retire(slot);
             }

@@ -56,7 +56,7 @@ import {
   type Limits,
   memoryBreach,
 } from './limits.js';
-import { descendants, watchMemory } from './memory-watch.js';
+import { descendants, type MemoryWatch, measureNow, watchMemory } from './memory-watch.js';
 import { attachNetwork, type NetworkLink, sandboxResolvConf } from './network.js';
 
 export { breachEvidence, DEFAULT_LIMITS, type LimitBreach, type Limits } from './limits.js';
@@ -110,6 +110,14 @@ export interface HeadProcess {
    * nothing about the head.
    */
   readonly failure: string | undefined;
+  /**
+   * Measures the tree's memory now rather than at the watcher's next tick;
+   * over the cap, the tree is stopped for it and the breach returned (or the
+   * breach it was already stopped for). A deadline asks this before it kills:
+   * a tree that is both late and over its cap is reported for the cap, however
+   * the gate's timers happened to run.
+   */
+  breachNow(): LimitBreach | undefined;
   /** Kills the process and everything it started. */
   kill(signal?: NodeJS.Signals): void;
 }
@@ -431,6 +439,8 @@ export class Sandbox {
     let sandboxInit: number | undefined;
     let link: NetworkLink | undefined;
     const unwatch: (() => void)[] = [];
+    let memory: MemoryWatch | undefined;
+    let exited = false;
     const stop = (why: LimitBreach) => {
       breach ??= why;
       killTree(child, 'SIGKILL');
@@ -471,14 +481,13 @@ export class Sandbox {
           });
         }
       }
-      unwatch.push(
-        watchMemory({
-          root: child.pid,
-          sandboxInit: () => sandboxInit,
-          capBytes: limits.memoryBytes,
-          onBreach: (use) => stop(memoryBreach(use, limits.memoryBytes)),
-        }),
-      );
+      memory = {
+        root: child.pid,
+        sandboxInit: () => sandboxInit,
+        capBytes: limits.memoryBytes,
+        onBreach: (use) => stop(memoryBreach(use, limits.memoryBytes)),
+      };
+      unwatch.push(watchMemory(memory));
       const folders = outermost(spec.writable);
       if (folders.length > 0) {
         unwatch.push(
@@ -495,6 +504,7 @@ export class Sandbox {
     child.once('close', () => this.live.delete(child));
     child.once('error', () => this.live.delete(child));
     child.once('exit', (_code, signal) => {
+      exited = true;
       for (const u of unwatch) u();
       link?.stop();
       if (signal === 'SIGXFSZ' && breach === undefined) breach = fileSizeBreach(limits.fileBytes);
@@ -508,6 +518,13 @@ export class Sandbox {
       },
       get failure() {
         return failure;
+      },
+      breachNow: () => {
+        if (breach === undefined && !exited && memory !== undefined) {
+          const use = measureNow(memory);
+          if (use !== undefined) stop(memoryBreach(use, limits.memoryBytes));
+        }
+        return breach;
       },
       exitOf: (code, signal) => {
         if (!sandboxed || signal !== null || code === null || code <= 128 || code > 128 + 64)

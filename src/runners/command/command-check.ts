@@ -105,6 +105,8 @@ function runOnce(opts: CommandCheckOptions, label: string, file: string): Promis
       proc.kill('SIGKILL');
     };
     const timer = setTimeout(() => {
+      // Late and over its memory cap: stopped for the cap, which the exit then reports.
+      if (proc.breachNow() !== undefined) return;
       const tail = stderr.lines(20);
       stop(
         new HarnessError(

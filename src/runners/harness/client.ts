@@ -425,6 +425,8 @@ export class HarnessClient {
   }
 
   private onTimeout(p: Pending): void {
+    // Late and over its memory cap: stopped for the cap, which onExit then reports.
+    if (this.proc.breachNow() !== undefined) return;
     const starting = p.method === 'hello';
     const code: HarnessErrorCode = starting ? 'HARNESS_START_FAILED' : 'HARNESS_TIMEOUT';
     const lead = starting

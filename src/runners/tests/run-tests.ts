@@ -194,6 +194,8 @@ function spawnLogged(
     let wasAborted = false;
     let graceTimer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
+      // Late and over its memory cap: stopped for the cap, which the exit then reports.
+      if (proc.breachNow() !== undefined) return;
       timedOut = true;
       proc.kill('SIGTERM');
       graceTimer = setTimeout(() => proc.kill('SIGKILL'), KILL_GRACE_MS);
