@@ -13,6 +13,9 @@ export interface OutFs {
   rm(target: string, opts: { recursive: true; force: true }): Promise<void>;
 }
 
+/** Log files copied at once: enough to keep the disk busy, few enough to stay far from the open-file limit. */
+const COPY_BATCH = 16;
+
 export const nodeOutFs: OutFs = {
   mkdir: (dir, opts) => fsp.mkdir(dir, opts),
   readFile: (file, encoding) => fsp.readFile(file, encoding),
@@ -109,7 +112,9 @@ export class OutFolder {
     /** A folder under tests/ to copy into (a shard's: shard-K). */
     into = '',
   ): Promise<void> {
-    let budget = caps.total;
+    // Listed first, in name order (the budget goes to the first files), then copied many at a time: a
+    // merge copies every shard's logs, and one file after another was most of its time.
+    const files: { child: string; size: number }[] = [];
     const walk = async (rel: string): Promise<void> => {
       let entries: import('node:fs').Dirent[];
       try {
@@ -117,30 +122,53 @@ export class OutFolder {
       } catch {
         return;
       }
-      for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const sorted = entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+      const sizes = await Promise.all(
+        sorted.map((e) =>
+          e.isFile()
+            ? fsp.lstat(path.join(from, rel, e.name)).then(
+                (st) => (st.isFile() ? st.size : undefined),
+                () => undefined,
+              )
+            : undefined,
+        ),
+      );
+      for (const [i, e] of sorted.entries()) {
         const child = rel === '' ? e.name : path.join(rel, e.name);
         if (e.isDirectory()) await walk(child);
-        if (!e.isFile() || budget <= 0) continue;
-        const src = path.join(from, child);
-        const st = await fsp.lstat(src);
-        if (!st.isFile()) continue;
-        const keep = Math.min(st.size, caps.perFile, budget);
-        budget -= keep;
-        const handle = await fsp.open(src, fsp.constants.O_RDONLY | fsp.constants.O_NOFOLLOW);
-        try {
-          const buf = Buffer.alloc(keep);
-          await handle.read(buf, 0, keep, st.size - keep);
-          const dest = path.join(this.logDir, into, child);
-          await this.fs.mkdir(path.dirname(dest), { recursive: true });
-          const note =
-            keep < st.size ? `[patchgate: the first ${st.size - keep} bytes of this log were cut]\n` : '';
-          await this.fs.writeFile(dest, note + buf.toString('utf8'));
-        } finally {
-          await handle.close();
-        }
+        const size = sizes[i];
+        if (size !== undefined) files.push({ child, size });
       }
     };
     await walk('');
+    let budget = caps.total;
+    const copies: { child: string; size: number; keep: number }[] = [];
+    for (const f of files) {
+      if (budget <= 0) break;
+      const keep = Math.min(f.size, caps.perFile, budget);
+      budget -= keep;
+      copies.push({ ...f, keep });
+    }
+    const copy = async ({ child, size, keep }: (typeof copies)[number]): Promise<void> => {
+      const handle = await fsp.open(
+        path.join(from, child),
+        fsp.constants.O_RDONLY | fsp.constants.O_NOFOLLOW,
+      );
+      try {
+        const buf = Buffer.alloc(keep);
+        await handle.read(buf, 0, keep, size - keep);
+        const dest = path.join(this.logDir, into, child);
+        const note = keep < size ? `[patchgate: the first ${size - keep} bytes of this log were cut]\n` : '';
+        await this.fs.writeFile(dest, note + buf.toString('utf8'));
+      } finally {
+        await handle.close();
+      }
+    };
+    // Each folder made once, before the copies, rather than asked for again with every file.
+    for (const dir of new Set(copies.map((c) => path.dirname(path.join(this.logDir, into, c.child)))))
+      await this.fs.mkdir(dir, { recursive: true });
+    for (let i = 0; i < copies.length; i += COPY_BATCH)
+      await Promise.all(copies.slice(i, i + COPY_BATCH).map(copy));
   }
 
   /**

@@ -156,7 +156,9 @@ const hitsSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe('Sandboxed processes for TypeScript/JavaScript properties (default: the number of cores).'),
+      .describe(
+        'Sandboxed processes for TypeScript/JavaScript properties, per revision scored (default: the cores, shared among the revisions scored at once).',
+      ),
     network: z.boolean().default(false).describe('Give property code network access (off by default).'),
     operators: z
       .array(

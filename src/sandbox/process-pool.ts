@@ -41,6 +41,12 @@ export interface ProcessPoolOptions {
   /** More folders the processes may read (installed dependencies of the checkout). */
   readOnly?: readonly string[];
   workers?: number;
+  /**
+   * Without `workers`: how many pools run at once, sharing the machine's
+   * cores. Each process pays for starting and loading the modules it runs;
+   * more processes than cores only pay that more often.
+   */
+  sharedBy?: number;
   /** Budget for one check, once the first one started. */
   timeoutMs: number;
   /** Exactly the environment head code may see. */
@@ -82,7 +88,8 @@ export class ProcessPool {
   private closed = false;
 
   constructor(private readonly opts: ProcessPoolOptions) {
-    this.size = Math.max(1, opts.workers ?? Math.min(os.availableParallelism(), 8));
+    const cores = Math.min(os.availableParallelism(), 8);
+    this.size = Math.max(1, opts.workers ?? Math.floor(cores / Math.max(1, opts.sharedBy ?? 1)));
   }
 
   private beatMs(): number {

@@ -40,8 +40,12 @@ function escapeChar(c: string): string {
   return `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
 }
 
+/** Whether `s` holds anything the three rules above rewrite: most text does not, and one test is cheaper than three replaces. */
+const ANY_REWRITE = new RegExp(`${UNSAFE.source}|##\\[|${COMMAND_AT_LINE_START.source}`, 'm');
+
 /** `s` with every unsafe character and every workflow command written as `\uXXXX`; newlines and tabs kept. */
 export function displayText(s: string): string {
+  if (!ANY_REWRITE.test(s)) return s;
   return s
     .replace(UNSAFE, escapeChar)
     .replace(LEGACY_COMMAND, '##\\u005b')

@@ -45,8 +45,7 @@ export async function mergeCommand(
   const reporters = resolveReporters(values.reporter, values.json, 'merge');
   const ciRun = ciRunOf(values, 'merge');
   const out = path.resolve(io.cwd, values.out);
-  const parts: ReadPart[] = [];
-  for (const given of positionals) parts.push(await readPart(io.cwd, given));
+  const parts = await Promise.all(positionals.map((given) => readPart(io.cwd, given)));
   for (const p of parts)
     if (samePath(p.folder, out))
       throw usage(
@@ -59,11 +58,13 @@ export async function mergeCommand(
     const result = await mergeShards(parts.map((p) => ({ source: p.source, part: p.part })));
     const folder = new OutFolder(out, deps.outFs);
     await folder.clear();
-    for (const p of result.parts) {
-      const index = p.part.shard.index;
-      const from = parts.find((r) => r.source === p.source) as ReadPart;
-      await folder.copyLogs(path.join(from.folder, shardLogs(index)), undefined, `shard-${index}`);
-    }
+    await Promise.all(
+      result.parts.map((p) => {
+        const index = p.part.shard.index;
+        const from = parts.find((r) => r.source === p.source) as ReadPart;
+        return folder.copyLogs(path.join(from.folder, shardLogs(index)), undefined, `shard-${index}`);
+      }),
+    );
     await publishReports(io, folder, result.card, result.artifacts, reporters);
     if (history) {
       const runs: SideRun[] = result.parts.flatMap((p) =>

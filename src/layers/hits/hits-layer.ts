@@ -77,9 +77,12 @@ export const hitsLayer: Layer = {
     const ledger = await readFlakeLedger(ctx.snapshot.base, hits.ledger, 'the base revision', read);
     const childEnv = ctx.sandbox.environment();
     // One pool per revision: head code never shares a process (or a view of the disk) with the base's.
+    // They score at once, so by default they share the cores rather than each taking all of them.
+    const needOverlay = await overlayScoringNeeded(ctx);
     const poolFor = (root: string) =>
       new PropertyPool({
         workers: hits.workers,
+        sharedBy: needOverlay ? 3 : 2,
         timeoutMs: hits.timeoutMs,
         env: childEnv,
         sandbox: ctx.sandbox,
@@ -96,7 +99,7 @@ export const hitsLayer: Layer = {
     // The base's property code on the head's code, when the patch touched the test side: the hit surface is
     // then compared for the same property code on both sides, so editing a property hides nothing. Skipped
     // when that code and its fixtures are the base's through and through (it would score as the base did).
-    const overlayPool = (await overlayScoringNeeded(ctx)) ? poolFor(ctx.overlay.root) : undefined;
+    const overlayPool = needOverlay ? poolFor(ctx.overlay.root) : undefined;
     try {
       // One count over every revision scored: properties (each with all its runs) done of those listed.
       const progress = new ProgressTally(ctx.progress, 'properties scored');

@@ -31,6 +31,8 @@ const MAX_LABEL_SETS = 256;
 
 export interface PoolOptions {
   workers?: number;
+  /** Without `workers`: the pools scoring at once, which share the cores. */
+  sharedBy?: number;
   timeoutMs: number;
   /** Exactly the environment head code may see; never the gate's own. */
   env: Record<string, string>;

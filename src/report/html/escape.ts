@@ -16,6 +16,9 @@ const ENTITIES: Record<string, string> = {
   '`': '&#96;',
 };
 
+const SPECIAL = /[&<>"'`]/;
+const SPECIALS = /[&<>"'`]/g;
+
 /**
  * Text for an element's content or a quoted attribute value. Display-safe
  * first: a bidi override in a test name would reorder the line a reviewer
@@ -24,7 +27,7 @@ const ENTITIES: Record<string, string> = {
  */
 export function esc(value: unknown): string {
   const s = displayText(typeof value === 'string' ? value : String(value));
-  return s.replace(/[&<>"'`]/g, (c) => ENTITIES[c] ?? c);
+  return SPECIAL.test(s) ? s.replace(SPECIALS, (c) => ENTITIES[c] ?? c) : s;
 }
 
 /** ` name="value"` pairs, escaped; `false`, `undefined` and `null` values are left out, `true` is a bare attribute. */

@@ -47,7 +47,7 @@ describe('a deadline that meets a tree over its memory cap', () => {
       cwd: dir,
       env: {},
       writable: [dir],
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'ignore', 'ignore'],
     });
     const exited = new Promise((r) => proc.child.once('exit', r));
     try {
@@ -67,7 +67,15 @@ describe('a deadline that meets a tree over its memory cap', () => {
   it('stops a test command for the cap, not as a timeout, when the deadline fires first', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const dir = tempDir();
-    const run = runLogged({ sandbox, argv: HOG, cwd: dir, outDir: tempDir(), label: 'hog', timeoutMs: 100 });
+    const run = runLogged({
+      sandbox,
+      argv: HOG,
+      env: {},
+      cwd: dir,
+      outDir: tempDir(),
+      label: 'hog',
+      timeoutMs: 100,
+    });
     let settled = false;
     void run.finally(() => {
       settled = true;
@@ -90,7 +98,15 @@ describe('a deadline that meets a tree over its memory cap', () => {
       '-c',
       'import pathlib, time\npathlib.Path("ready").write_text("1")\ntime.sleep(60)',
     ];
-    const run = runLogged({ sandbox, argv, cwd: dir, outDir: tempDir(), label: 'late', timeoutMs: 100 });
+    const run = runLogged({
+      sandbox,
+      argv,
+      env: {},
+      cwd: dir,
+      outDir: tempDir(),
+      label: 'late',
+      timeoutMs: 100,
+    });
     let settled = false;
     void run.finally(() => {
       settled = true;
