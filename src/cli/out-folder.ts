@@ -42,6 +42,8 @@ function* batched(chunks: readonly string[], size = 4 * 1024 * 1024): Generator<
 
 /** What a shard of a sharded check writes for `patchgate merge`. */
 export const PART_FILE = 'part.json';
+/** The suite runs a shard saw, beside its part: read only by `merge --history`. */
+export const PART_RUNS_FILE = 'part-tests.json';
 
 /** Lists what a run wrote, so the next run removes exactly that and nothing of the user's. */
 const MANIFEST = '.patchgate-out.json';
@@ -54,6 +56,7 @@ const ALWAYS = [
   'hit_report.head.json',
   'seed_replay.json',
   PART_FILE,
+  PART_RUNS_FILE,
   'tests',
 ];
 /** Written last: a scorecard on disk means every other file of its run is complete. */

@@ -4,6 +4,7 @@
  * each layer's outcome before findings of one code were folded together, so
  * the merge can do what one run would have done with all of them.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { issuesToProblems } from '../config/issues.js';
 import { formatProblem, InputError } from '../errors.js';
@@ -59,8 +60,13 @@ export interface ShardPart {
   prelude: Finding[];
   layers: LayerPart[];
   timings: Scorecard['timings'];
-  /** The suite runs the shard saw (written by the CLI, for `merge --history`). */
-  testRuns?: PartTestRun[];
+  /**
+   * The suite runs the shard saw, for `merge --history`: kept in a file of
+   * their own beside the part (most of a part's bytes, and a merge without
+   * --history never needs them), named here with their digest so that file
+   * cannot be swapped. Written by the CLI.
+   */
+  testRuns?: { file: string; sha256: string };
 }
 
 const finding = z.object({
@@ -132,9 +138,47 @@ const partSchema = z.object({
     layers: z.record(z.string(), z.number()),
   }),
   testRuns: z
-    .array(z.object({ side: z.enum(['base', 'head', 'overlay']), tests: z.array(z.unknown()) }))
+    .object({
+      file: z.string().regex(/^[A-Za-z0-9._-]+$/),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
     .optional(),
 });
+
+const testRunsSchema = z.array(
+  z.object({ side: z.enum(['base', 'head', 'overlay']), tests: z.array(z.unknown()) }),
+);
+
+/**
+ * The suite runs a part names, from the text of its file: the digest must be
+ * the one the part gives, and the runs what a shard writes; anything else is
+ * bad input naming the file.
+ */
+export function parsePartTestRuns(text: string, file: string, sha256: string): PartTestRun[] {
+  const actual = createHash('sha256').update(text).digest('hex');
+  if (actual !== sha256)
+    throw new InputError(
+      'SHARD_PART_INVALID',
+      `${file}: its sha256 is ${actual}, but the part names ${sha256}: it is not the file the shard wrote beside its part`,
+      { file, expected: sha256, actual },
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new InputError('SHARD_PART_INVALID', `${file}: not JSON (${(err as Error).message})`, { file });
+  }
+  const parsed = testRunsSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = issuesToProblems(parsed.error.issues, file, testRunsSchema);
+    throw new InputError(
+      'SHARD_PART_INVALID',
+      `${file}: not the suite runs of a shard:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`,
+      { file, problems },
+    );
+  }
+  return parsed.data;
+}
 
 /**
  * A part file's text, checked field by field: a part that does not parse is

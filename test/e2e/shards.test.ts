@@ -5,7 +5,7 @@
  * bundled examples (test/e2e/demo.test.ts); here: which shard runs what,
  * what a merge refuses, and the run history.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashOwner } from '../../src/shard/plan.js';
@@ -307,6 +307,34 @@ describe('shards and the run history', () => {
     } finally {
       d.close();
     }
+
+    // The suite runs sit beside each part, named with their digest: one edited (a flaky failure made a pass, say)
+    // or gone is bad input naming the file, and nothing is written to the history.
+    const runsFile = path.join(parts[1] as string, 'part-tests.json');
+    expect(read<{ file: string; sha256: string }>(path.join(parts[1] as string, 'part.json'))).toMatchObject({
+      testRuns: { file: 'part-tests.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+    const runs = readFileSync(runsFile, 'utf8');
+    writeFileSync(runsFile, runs.replace('"status":"passed"', '"status":"failed"'));
+    expect(readFileSync(runsFile, 'utf8')).not.toBe(runs);
+    const edited = await runCli(['merge', ...parts, '--out', tempDir('pg-merged-'), '--history'], {
+      cwd: hist.dir,
+    });
+    expect(edited.code).toBe(2);
+    expect(edited.stderr).toMatch(
+      /part-tests\.json: its sha256 is [0-9a-f]{64}, but the part names [0-9a-f]{64}/,
+    );
+    rmSync(runsFile);
+    const gone = await runCli(['merge', ...parts, '--out', tempDir('pg-merged-'), '--history'], {
+      cwd: hist.dir,
+    });
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toMatch(/part-tests\.json: cannot read it .* names it as its suite runs/);
+    // Without --history the suite runs are never read: the merge stands on the parts alone.
+    expect((await runCli(['merge', ...parts, '--out', tempDir('pg-merged-')], { cwd: hist.dir })).code).toBe(
+      1,
+    );
+    expect(await count()).toEqual({ n: 2 });
   });
 });
 

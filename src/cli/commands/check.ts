@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { resolveToday } from '../../freeze/model.js';
 import { execFile } from '../../git/exec.js';
@@ -24,7 +25,7 @@ import { exitCodeFor } from '../exit-codes.js';
 import { openRepoHistory, type RepoHistory } from '../history-store.js';
 import { type CliIO, rawStream } from '../io.js';
 import { parseCommand } from '../options.js';
-import { OutFolder, type OutFs, PART_FILE } from '../out-folder.js';
+import { OutFolder, type OutFs, PART_FILE, PART_RUNS_FILE } from '../out-folder.js';
 import { ProgressLine } from '../progress.js';
 import { ciRunOf, publishReports, type Reporter, resolveReporters } from '../publish.js';
 import { CHECK } from '../specs.js';
@@ -186,9 +187,16 @@ async function judge(
     progress?.clear();
   }
   // The shard's outcomes and the suite runs it saw: what `patchgate merge` (and its --history) reads.
+  const runsText = part ? `${JSON.stringify(testRuns)}\n` : '';
+  const runsRef = { file: PART_RUNS_FILE, sha256: createHash('sha256').update(runsText).digest('hex') };
   await publishReports(io, folder, card, artifacts, reporters, [
     // Plain JSON, keys in the order the layers wrote them: the merge writes their reports from it again.
-    ...(part ? [{ name: PART_FILE, content: `${JSON.stringify({ ...part, testRuns })}\n` }] : []),
+    ...(part
+      ? [
+          { name: PART_FILE, content: `${JSON.stringify({ ...part, testRuns: runsRef })}\n` },
+          { name: PART_RUNS_FILE, content: runsText },
+        ]
+      : []),
   ]);
   if (history && !shard) {
     const id = await writeRun(

@@ -8,7 +8,7 @@ import { runFromCheck, type SideRun } from '../../history/run.js';
 import { writeRun } from '../../history/write.js';
 import type { TestOutcome } from '../../junit/model.js';
 import { mergeShards, shardLogs } from '../../pipeline.js';
-import { parseShardPart, type ShardPart } from '../../steps/shard-part.js';
+import { parsePartTestRuns, parseShardPart, type ShardPart } from '../../steps/shard-part.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { openRepoHistory } from '../history-store.js';
 import type { CliIO } from '../io.js';
@@ -67,9 +67,11 @@ export async function mergeCommand(
     );
     await publishReports(io, folder, result.card, result.artifacts, reporters);
     if (history) {
-      const runs: SideRun[] = result.parts.flatMap((p) =>
-        (p.part.testRuns ?? []).map((r) => ({ side: r.side, tests: r.tests as TestOutcome[] })),
-      );
+      const runs: SideRun[] = (
+        await Promise.all(
+          result.parts.map((p) => readTestRuns(io.cwd, parts.find((r) => r.source === p.source) as ReadPart)),
+        )
+      ).flat();
       const id = await writeRun(
         history.db,
         runFromCheck({
@@ -90,6 +92,37 @@ export async function mergeCommand(
   } finally {
     await history?.db.close();
   }
+}
+
+/** The suite runs a part names (only `--history` needs them), checked against the digest the part gives. */
+async function readTestRuns(cwd: string, read: ReadPart): Promise<SideRun[]> {
+  const ref = read.part.testRuns;
+  if (ref === undefined)
+    throw new InputError(
+      'SHARD_PART_INVALID',
+      `${read.source}: names no suite runs, which merge --history records; merge the parts of one \`patchgate check --shard\` run`,
+      { file: read.source },
+    );
+  const file = path.join(read.folder, ref.file);
+  const shown = path.relative(cwd, file) || file;
+  let text: string;
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > MAX_PART_BYTES)
+      throw new Error(`${st.size} bytes, more than a part may be (${MAX_PART_BYTES})`);
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new InputError(
+      'SHARD_PART_INVALID',
+      `${shown}: cannot read it (${(err as Error).message}); ${read.source} names it as its suite runs, which merge --history records`,
+      { file: shown },
+    );
+  }
+  return parsePartTestRuns(text, shown, ref.sha256).map((r) => ({
+    side: r.side,
+    tests: r.tests as TestOutcome[],
+  }));
 }
 
 function samePath(a: string, b: string): boolean {
