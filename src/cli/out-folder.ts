@@ -7,8 +7,8 @@ import { PatchgateError } from '../errors.js';
 export interface OutFs {
   mkdir(dir: string, opts: { recursive: true }): Promise<unknown>;
   readFile(file: string, encoding: 'utf8'): Promise<string>;
-  /** `content` is the text, or its chunks in order. */
-  writeFile(file: string, content: string | readonly string[]): Promise<void>;
+  /** `content` is the text, its chunks in order, or bytes (a log, copied as it was written). */
+  writeFile(file: string, content: string | readonly string[] | Uint8Array): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   rm(target: string, opts: { recursive: true; force: true }): Promise<void>;
 }
@@ -19,7 +19,11 @@ const COPY_BATCH = 16;
 export const nodeOutFs: OutFs = {
   mkdir: (dir, opts) => fsp.mkdir(dir, opts),
   readFile: (file, encoding) => fsp.readFile(file, encoding),
-  writeFile: (file, content) => fsp.writeFile(file, typeof content === 'string' ? content : batched(content)),
+  writeFile: (file, content) =>
+    fsp.writeFile(
+      file,
+      typeof content === 'string' || content instanceof Uint8Array ? content : batched(content),
+    ),
   rename: (from, to) => fsp.rename(from, to),
   rm: (target, opts) => fsp.rm(target, opts),
 };
@@ -161,8 +165,9 @@ export class OutFolder {
         const buf = Buffer.alloc(keep);
         await handle.read(buf, 0, keep, size - keep);
         const dest = path.join(this.logDir, into, child);
+        // Bytes as the process wrote them: a log is evidence, and decoding it would cost a merge most of its copy.
         const note = keep < size ? `[patchgate: the first ${size - keep} bytes of this log were cut]\n` : '';
-        await this.fs.writeFile(dest, note + buf.toString('utf8'));
+        await this.fs.writeFile(dest, note === '' ? buf : Buffer.concat([Buffer.from(note), buf]));
       } finally {
         await handle.close();
       }

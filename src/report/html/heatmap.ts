@@ -95,34 +95,32 @@ export function cellOf(
   return undefined;
 }
 
-function cellButton(
-  side: HitSide,
-  row: HitRow | undefined,
-  property: string,
-  col: Column,
-  cell: CellInfo,
-): string {
+/** What every cell of one row, or of one column, shares: escaped once, not once per cell (a heatmap has tens of thousands). */
+interface Escaped {
+  property: string;
+  fixture: string;
+  path: string;
+}
+
+function cellButton(side: HitSide, at: Escaped, cell: CellInfo): string {
   const fewer = cell.state !== 'lost' && cell.lostOps.length > 0;
-  let label = `${property}, ${col.path}: ${STATE_TEXT[cell.state]}`;
-  if (fewer) label += `, by fewer operators than on the base`;
-  label += ` (${side})`;
+  const state = esc(STATE_TEXT[cell.state]);
+  const label = `${at.property}, ${at.path}: ${state}${fewer ? ', by fewer operators than on the base' : ''} (${side})`;
   const title =
     cell.state === 'lost'
       ? `operators on the base: ${cell.lostOps.join(', ') || 'none'}`
       : `operators: ${cell.ops.join(', ') || 'none'}`;
-  return `<button${attrs({
-    type: 'button',
-    class: `cell s-${cell.state}${fewer ? ' fewer' : ''}`,
-    'aria-label': label,
-    title,
-    'data-side': side,
-    'data-property': property,
-    'data-fixture': row?.fixture ?? col.fixture,
-    'data-path': col.path,
-    'data-state': STATE_TEXT[cell.state],
-    'data-ops': JSON.stringify(cell.ops),
-    'data-lost-ops': JSON.stringify(cell.lostOps),
-  })}><span aria-hidden="true">${fewer ? FEWER : SYMBOL[cell.state]}</span></button>`;
+  return `<button type="button" class="cell s-${cell.state}${fewer ? ' fewer' : ''}" aria-label="${label}"${attrs(
+    {
+      title,
+      'data-side': side,
+    },
+  )} data-property="${at.property}" data-fixture="${at.fixture}" data-path="${at.path}" data-state="${state}"${attrs(
+    {
+      'data-ops': JSON.stringify(cell.ops),
+      'data-lost-ops': JSON.stringify(cell.lostOps),
+    },
+  )}><span aria-hidden="true">${fewer ? FEWER : SYMBOL[cell.state]}</span></button>`;
 }
 
 function rowHeader(side: HitSide, property: string, row: HitRow | undefined): { html: string; cls: string } {
@@ -155,17 +153,21 @@ function sideTable(
   const byName = new Map(rows.map((r) => [r.property, r]));
   const baseByName = new Map((side === 'base' ? [] : (base ?? [])).map((r) => [r.property, r]));
   const counts: Record<CellState, number> = { hit: 0, unclaimed: 0, 'false-claim': 0, lost: 0 };
+  const paths = columns.map((c) => esc(c.path));
+  const fixtureOf = columns.map((c) => esc(c.fixture));
   const body = properties.map((property) => {
     const row = byName.get(property);
     const baseRow = baseByName.get(property);
     const header = rowHeader(side, property, row);
     const fixture = row?.fixture ?? baseRow?.fixture;
-    const tds = columns.map((col) => {
+    const shown = esc(property);
+    const tds = columns.map((col, i) => {
       if (col.fixture !== fixture) return '<td class="na"></td>';
       const cell = cellOf(row, baseRow?.fixture === col.fixture ? baseRow : undefined, col.path);
       if (!cell) return '<td class="none"></td>';
       counts[cell.state]++;
-      return `<td class="s-${cell.state}">${cellButton(side, row, property, col, cell)}</td>`;
+      const at = { property: shown, fixture: fixtureOf[i] as string, path: paths[i] as string };
+      return `<td class="s-${cell.state}">${cellButton(side, at, cell)}</td>`;
     });
     return `<tr class="${header.cls.replace('prop', 'prop-row')}">${header.html}${tds.join('')}</tr>`;
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCommand } from '../../../src/cli/commands/check.js';
@@ -99,5 +99,43 @@ describe('the out folder', () => {
     expect(await checkCommand(['--base', 'main'], memoryIO(repo.dir).io)).toBe(0);
     expect(existsSync(path.join(out, 'seed_replay.json'))).toBe(false);
     expect(JSON.parse(readFileSync(path.join(out, 'scorecard.json'), 'utf8')).verdict).toBe('accept');
+  });
+});
+
+describe("copying a run's logs into the out folder", () => {
+  it('copies every log as the process wrote its bytes, folders included, into a shard’s own folder', async () => {
+    const from = tempDir();
+    mkdirSync(path.join(from, 'sub'));
+    const bytes = Buffer.from([0x66, 0x6f, 0xff, 0xfe, 0x0a]); // not UTF-8: kept, never replaced
+    writeFileSync(path.join(from, 'a.log'), bytes);
+    writeFileSync(path.join(from, 'sub', 'b.log'), 'b\n');
+    const out = tempDir();
+    const folder = new OutFolder(out);
+    await folder.copyLogs(from, undefined, 'shard-2');
+    expect(readFileSync(path.join(folder.logDir, 'shard-2', 'a.log'))).toEqual(bytes);
+    expect(readFileSync(path.join(folder.logDir, 'shard-2', 'sub', 'b.log'), 'utf8')).toBe('b\n');
+  });
+
+  it('keeps the end of a log over the per-file cap and says how much was cut; spends the total budget in name order', async () => {
+    const from = tempDir();
+    writeFileSync(path.join(from, 'a.log'), 'x'.repeat(10) + 'TAIL');
+    writeFileSync(path.join(from, 'b.log'), 'yy');
+    writeFileSync(path.join(from, 'c.log'), 'never reached');
+    const folder = new OutFolder(tempDir());
+    await folder.copyLogs(from, { perFile: 4, total: 6 });
+    expect(readFileSync(path.join(folder.logDir, 'a.log'), 'utf8')).toBe(
+      '[patchgate: the first 10 bytes of this log were cut]\nTAIL',
+    );
+    expect(readFileSync(path.join(folder.logDir, 'b.log'), 'utf8')).toBe('yy');
+    expect(existsSync(path.join(folder.logDir, 'c.log'))).toBe(false);
+  });
+
+  it('copies no symbolic link, wherever it points', async () => {
+    const from = tempDir();
+    writeFileSync(path.join(from, 'real.log'), 'real\n');
+    symlinkSync('/etc/passwd', path.join(from, 'link.log'));
+    const folder = new OutFolder(tempDir());
+    await folder.copyLogs(from);
+    expect(readdirSync(folder.logDir)).toEqual(['real.log']);
   });
 });
