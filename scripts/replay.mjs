@@ -12,10 +12,16 @@
  *   node scripts/replay.mjs --repo <path or URL> [--commits 10] [--out DIR]
  *        [--config FILE] [--baseline] [--setup "npm ci"] [--rev HEAD] [--today YYYY-MM-DD]
  *        [--submodules] [--url-map https://github.com/o/r.git=/path/to/mirror ...] [--history]
+ *        [--shards N]
  *
  * --history runs every check with `--history` and carries the store from one
  * commit's worktree to the next, as a CI cache would (<out>/history.sqlite),
  * then prints what `patchgate history` says of the replay.
+ *
+ * --shards N also judges every commit in N shards (`check --shard I/N`, one
+ * after another) and merges their parts, and says whether the merged
+ * scorecard is the unsharded one but for timings and shard bookkeeping (a
+ * line per commit; "shards DIFFER" names the first field that differs).
  *
  * --submodules checks the submodules out in every worktree, as CI's checkout
  * with `submodules: recursive` would; --url-map (repeatable) sends a
@@ -58,6 +64,7 @@ const { values } = parseArgs({
     submodules: { type: 'boolean', default: false },
     'url-map': { type: 'string', multiple: true, default: [] },
     history: { type: 'boolean', default: false },
+    shards: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -78,6 +85,13 @@ if (!Number.isInteger(n) || n < 1) {
 }
 if (!existsSync(CLI)) {
   console.error(`replay: ${CLI} is missing; run npm run build first`);
+  process.exit(2);
+}
+const shards = values.shards === undefined ? 0 : Number(values.shards);
+if (values.shards !== undefined && (!Number.isInteger(shards) || shards < 2)) {
+  console.error(
+    `replay: --shards expects a whole number of at least 2, not ${JSON.stringify(values.shards)}`,
+  );
   process.exit(2);
 }
 const today = values.today ?? new Date().toISOString().slice(0, 10);
@@ -229,6 +243,7 @@ for (const commit of commits) {
       row.verdict = sc.verdict;
       row.findings = sc.findings.map((f) => `${f.code}:${f.severity}`);
     } else row.verdict = `no scorecard (exit ${check.status})`;
+    if (shards > 0 && existsSync(card)) row.shards = judgeInShards(tree, base, runOut, card);
   } catch (e) {
     row.verdict = 'not replayed';
     row.why = e.message;
@@ -240,7 +255,8 @@ for (const commit of commits) {
     `${commit.slice(0, 12)} ${String(row.verdict).padEnd(7)} ${String(row.seconds ?? '-').padStart(6)}s  ${subject.slice(0, 60)}` +
       (row.findings?.length ? `\n    ${[...new Set(row.findings)].join(' ')}` : '') +
       (row.why ? `\n    ${row.why}` : '') +
-      (row.submodules ? `\n    submodules: ${row.submodules}` : ''),
+      (row.submodules ? `\n    submodules: ${row.submodules}` : '') +
+      (row.shards ? `\n    shards ${row.shards}` : ''),
   );
 }
 if (values.history && existsSync(kept)) {
@@ -285,4 +301,55 @@ function patchConfigSetup(tree, setup) {
   const config = JSON.parse(readFileSync(file, 'utf8'));
   config.tests = { ...config.tests, setup: setup.split(' ').filter(Boolean) };
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/**
+ * The same check in `shards` parts and their merge: "same" when the merged
+ * scorecard is the unsharded one but for timings and shard bookkeeping,
+ * otherwise what differs first.
+ */
+function judgeInShards(tree, base, runOut, card) {
+  const check = ['check', '--base', base, '--head', 'pg-head', '--today', today, '--quiet'];
+  const env = { ...process.env, CI_DATE: today };
+  const parts = [];
+  for (let i = 1; i <= shards; i++) {
+    const part = `${runOut}-shard-${i}`;
+    spawnSync(process.execPath, [CLI, ...check, '--shard', `${i}/${shards}`, '--out', part], {
+      cwd: tree,
+      env,
+      maxBuffer: 1 << 28,
+    });
+    parts.push(part);
+  }
+  const merged = `${runOut}-merged`;
+  const merge = spawnSync(process.execPath, [CLI, 'merge', ...parts, '--out', merged, '--quiet'], {
+    cwd: tree,
+    encoding: 'utf8',
+    env,
+    maxBuffer: 1 << 28,
+  });
+  const mergedCard = path.join(merged, 'scorecard.json');
+  if (!existsSync(mergedCard))
+    return `DIFFER: merge exited ${merge.status} without a scorecard: ${lastLine(merge.stderr)}`;
+  // A test's own output can differ from run to run (an object's address in a failure message): compared as
+  // it is first, then with such addresses blanked, and the line says which.
+  const comparable = (file, blankAddresses) => {
+    let text = readFileSync(file, 'utf8').replace(/tests\/shard-[0-9]+\//g, 'tests/');
+    if (blankAddresses) text = text.replace(/0x[0-9a-f]{6,}/g, '0x…');
+    const { timings: _t, shards: _s, shard: _p, ...rest } = JSON.parse(text);
+    return rest;
+  };
+  const firstDifference = (blank) => {
+    const one = comparable(card, blank);
+    const many = comparable(mergedCard, blank);
+    for (const key of new Set([...Object.keys(one), ...Object.keys(many)]))
+      if (JSON.stringify(one[key]) !== JSON.stringify(many[key])) return key;
+    return undefined;
+  };
+  const exact = firstDifference(false);
+  if (exact === undefined) return `same (${shards} shards, merge exit ${merge.status})`;
+  const blanked = firstDifference(true);
+  if (blanked === undefined)
+    return `same but for memory addresses a test printed in ${exact}, which differ from run to run (${shards} shards, merge exit ${merge.status})`;
+  return `DIFFER in ${blanked} (merge exit ${merge.status})`;
 }

@@ -1,0 +1,311 @@
+/**
+ * Mutants of the TypeScript and JavaScript functions a patch touched, for the
+ * mutation probe (issue 22): do the base's tests still see the code they
+ * used to? Parsed with the TypeScript compiler (syntax only, never
+ * type-checked, never run here); a mutant is a text edit of the source.
+ *
+ * A mutant's identity is its function, its operator, the text of the
+ * expression or statement it changes (blanks collapsed) and the ordinal of
+ * that text among the function's sites of the same operator. The same edit of
+ * the same code is then the same mutant on the base and on the head wherever
+ * the function kept that code, however lines moved around it.
+ *
+ * Suppressed by construction (mutants that cannot tell tests apart, or that
+ * only tell whether the code still loads):
+ * - nothing inside a logging call (`console.*`, and `debug`/`info`/`warn`/
+ *   `error`/`trace`/`log` called on something named like a logger), and
+ *   no dropping of one: logging is not behaviour a test is asked to see;
+ * - nothing in a type (only value expressions and statements are visited);
+ * - no dropping of a `super(…)` call: a constructor that cannot build its
+ *   object fails every test that makes one, whatever the tests check;
+ * - no arithmetic swap next to a string literal or template: that is text
+ *   being joined, and `-` of a string is NaN, which any use shows;
+ * - no mutant inside a nested named function: that function is a site of
+ *   its own when the patch touched it (an anonymous callback is part of
+ *   the function it is written in).
+ */
+import type TS from 'typescript';
+
+import {
+  type FunctionSite,
+  type LineRange,
+  type Mutant,
+  type MutationOperator,
+  type RawMutant,
+  withIds,
+} from './mutant.js';
+
+const COMPARISON: Record<string, string> = {
+  '<': '>=',
+  '<=': '>',
+  '>': '<=',
+  '>=': '<',
+  '===': '!==',
+  '!==': '===',
+  '==': '!=',
+  '!=': '==',
+};
+const LOGICAL: Record<string, string> = { '&&': '||', '||': '&&' };
+const ARITHMETIC: Record<string, string> = { '+': '-', '-': '+', '*': '/', '/': '*', '%': '*' };
+const LOG_METHODS = new Set(['debug', 'info', 'warn', 'error', 'trace', 'log']);
+const LOGGER_NAME = /^(console|log|logger|_?log(ger)?s?|.*Logger)$/i;
+const RAISE = "throw new Error('patchgate mutant')";
+
+interface Parsed {
+  ts: typeof TS;
+  sf: TS.SourceFile;
+  text: string;
+}
+
+function parse(ts: typeof TS, text: string, fileName: string): Parsed {
+  const kind = /\.[cm]?jsx?$/.test(fileName)
+    ? ts.ScriptKind.JSX
+    : fileName.endsWith('x')
+      ? ts.ScriptKind.TSX
+      : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
+  return { ts, sf, text };
+}
+
+type FunctionNode = TS.FunctionLikeDeclaration & { body: TS.Node };
+
+function isFunctionWithBody(ts: typeof TS, n: TS.Node): n is FunctionNode {
+  return (
+    (ts.isFunctionDeclaration(n) ||
+      ts.isMethodDeclaration(n) ||
+      ts.isConstructorDeclaration(n) ||
+      ts.isGetAccessorDeclaration(n) ||
+      ts.isSetAccessorDeclaration(n) ||
+      ts.isArrowFunction(n) ||
+      ts.isFunctionExpression(n)) &&
+    n.body !== undefined
+  );
+}
+
+function propertyName(ts: typeof TS, name: TS.PropertyName | TS.BindingName | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) return name.text;
+  if (ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  return undefined;
+}
+
+/** A name for a function node, given its parent; undefined for an anonymous one. */
+function ownName(ts: typeof TS, n: FunctionNode): string | undefined {
+  if (ts.isConstructorDeclaration(n)) return 'constructor';
+  if (ts.isGetAccessorDeclaration(n)) return `get ${propertyName(ts, n.name) ?? '?'}`;
+  if (ts.isSetAccessorDeclaration(n)) return `set ${propertyName(ts, n.name) ?? '?'}`;
+  if (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isFunctionExpression(n)) {
+    const own = n.name ? propertyName(ts, n.name) : undefined;
+    if (own !== undefined) return own;
+  }
+  const p = n.parent;
+  if (ts.isVariableDeclaration(p) && p.initializer === n) return propertyName(ts, p.name);
+  if (ts.isPropertyAssignment(p) && p.initializer === n) return propertyName(ts, p.name);
+  if (ts.isPropertyDeclaration(p) && p.initializer === n) return propertyName(ts, p.name);
+  if (ts.isExportAssignment(p)) return 'default';
+  if (ts.isFunctionDeclaration(n)) return 'default';
+  return undefined;
+}
+
+interface FoundFunction extends FunctionSite {
+  node: FunctionNode;
+}
+
+/**
+ * Every function site, outermost first, each keyed by its place among its
+ * enclosing scopes. A site is a function with a name (declared, a method, or
+ * assigned to a variable or property), or an anonymous one outside every
+ * other site; an anonymous function inside a site (a callback handed to
+ * `map`, say) is part of that site, as its code reads.
+ */
+function functionsOf(p: Parsed): FoundFunction[] {
+  const { ts, sf } = p;
+  const out: FoundFunction[] = [];
+  const used = new Map<string, number>();
+  const visit = (node: TS.Node, scope: string[], anonymous: { n: number }, inSite: boolean) => {
+    let inner = scope;
+    let innerAnonymous = anonymous;
+    let innerInSite = inSite;
+    const named = isFunctionWithBody(ts, node) ? ownName(ts, node) : undefined;
+    if (ts.isClassLike(node)) {
+      inner = [...scope, node.name?.text ?? 'class'];
+      innerAnonymous = { n: 0 };
+    } else if (isFunctionWithBody(ts, node) && (named !== undefined || !inSite)) {
+      const name = named ?? `<${ts.isArrowFunction(node) ? 'arrow' : 'function'} ${++anonymous.n}>`;
+      let key = [...scope, name].join('.');
+      const seen = (used.get(key) ?? 0) + 1;
+      used.set(key, seen);
+      if (seen > 1) key = `${key}#${seen}`;
+      const startLine = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+      const endLine = sf.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
+      out.push({ key, startLine, endLine, node });
+      inner = key.split('.');
+      innerAnonymous = { n: 0 };
+      innerInSite = true;
+    }
+    ts.forEachChild(node, (c) => visit(c, inner, innerAnonymous, innerInSite));
+  };
+  visit(sf, [], { n: 0 }, false);
+  return out;
+}
+
+/**
+ * The functions of `text` that hold a changed line: for each line of
+ * `changed`, the innermost function around it. Lines outside every function
+ * (module code, imports) are returned apart.
+ */
+export function touchedFunctions(
+  ts: typeof TS,
+  text: string,
+  fileName: string,
+  changed: readonly LineRange[],
+): { functions: FunctionSite[]; outside: number[] } {
+  const all = functionsOf(parse(ts, text, fileName));
+  const hit = new Map<string, FunctionSite>();
+  const outside: number[] = [];
+  for (const r of changed)
+    for (let line = r.start; line <= r.end; line++) {
+      let innermost: FoundFunction | undefined;
+      for (const f of all)
+        if (f.startLine <= line && line <= f.endLine) {
+          if (!innermost || f.startLine >= innermost.startLine) innermost = f;
+        }
+      if (innermost)
+        hit.set(innermost.key, {
+          key: innermost.key,
+          startLine: innermost.startLine,
+          endLine: innermost.endLine,
+        });
+      else outside.push(line);
+    }
+  return { functions: [...hit.values()].sort((a, b) => a.startLine - b.startLine), outside };
+}
+
+function isLoggingCall(ts: typeof TS, n: TS.Node): boolean {
+  if (!ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression)) return false;
+  const target = n.expression.expression;
+  const method = n.expression.name.text;
+  const owner = ts.isIdentifier(target)
+    ? target.text
+    : ts.isPropertyAccessExpression(target)
+      ? target.name.text
+      : target.kind === ts.SyntaxKind.ThisKeyword
+        ? 'this'
+        : '';
+  if (owner === 'console') return true;
+  return LOG_METHODS.has(method) && LOGGER_NAME.test(owner);
+}
+
+function isStringy(ts: typeof TS, n: TS.Expression): boolean {
+  const e = skipParens(ts, n);
+  return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isTemplateExpression(e);
+}
+
+function skipParens(ts: typeof TS, n: TS.Expression): TS.Expression {
+  let e = n;
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/** A return value that reads as a truth value: negating it is the meaningful mutant, not a constant. */
+function isBooleanish(ts: typeof TS, n: TS.Expression): boolean {
+  const e = skipParens(ts, n);
+  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) return true;
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken) return true;
+  if (ts.isBinaryExpression(e)) {
+    const op = e.operatorToken.getText();
+    return op in COMPARISON || op in LOGICAL || op === 'instanceof' || op === 'in';
+  }
+  return false;
+}
+
+/** A constant of the literal's own kind when the value is one; otherwise `undefined`. */
+function constantFor(ts: typeof TS, n: TS.Expression): string {
+  const e = skipParens(ts, n);
+  if (ts.isNumericLiteral(e)) return e.text === '0' ? '1' : '0';
+  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e))
+    return e.text === '' ? "'patchgate'" : "''";
+  if (e.kind === ts.SyntaxKind.NullKeyword) return 'undefined';
+  if (ts.isArrayLiteralExpression(e)) return e.elements.length === 0 ? 'undefined' : '[]';
+  return 'undefined';
+}
+
+/**
+ * The mutants of the function `key` of `text` (see {@link touchedFunctions}
+ * for the keys), in source order. Empty when the function is not there.
+ */
+export function mutantsOf(ts: typeof TS, text: string, fileName: string, key: string): Mutant[] {
+  const p = parse(ts, text, fileName);
+  const sites = functionsOf(p);
+  const fn = sites.find((f) => f.key === key);
+  if (!fn) return [];
+  const otherSites = new Set<TS.Node>(sites.filter((f) => f !== fn).map((f) => f.node));
+  const { sf } = p;
+  const raw: RawMutant[] = [];
+  const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const add = (
+    operator: MutationOperator,
+    whole: TS.Node,
+    start: number,
+    end: number,
+    replacement: string,
+  ) => {
+    const before = text.slice(start, end);
+    if (before === replacement) return;
+    const wholeStart = whole.getStart(sf);
+    const original = text.slice(wholeStart, whole.getEnd());
+    const mutated = text.slice(wholeStart, start) + replacement + text.slice(end, whole.getEnd());
+    raw.push({ operator, line: lineOf(start), start, end, replacement, original, mutated });
+  };
+  const visit = (n: TS.Node): void => {
+    if (otherSites.has(n)) return;
+    if (isLoggingCall(p.ts, n)) return;
+    const ts = p.ts;
+    if (ts.isBinaryExpression(n)) {
+      const tok = n.operatorToken;
+      const op = tok.getText(sf);
+      const flipped = COMPARISON[op];
+      if (flipped) add('flip-comparison', n, tok.getStart(sf), tok.getEnd(), flipped);
+      const other = LOGICAL[op];
+      if (other) add('flip-boolean', n, tok.getStart(sf), tok.getEnd(), other);
+      const swapped = ARITHMETIC[op];
+      if (swapped && !isStringy(ts, n.left) && !isStringy(ts, n.right))
+        add('swap-arithmetic', n, tok.getStart(sf), tok.getEnd(), swapped);
+    } else if (ts.isPrefixUnaryExpression(n) && n.operator === ts.SyntaxKind.ExclamationToken) {
+      add('flip-boolean', n, n.getStart(sf), n.operand.getStart(sf), '');
+    } else if (
+      (n.kind === ts.SyntaxKind.TrueKeyword || n.kind === ts.SyntaxKind.FalseKeyword) &&
+      // `return true` is negated by negate-return already: the same edit twice is one mutant.
+      !(ts.isReturnStatement(n.parent) || (n.parent === fn.node && ts.isArrowFunction(fn.node)))
+    ) {
+      add(
+        'flip-boolean',
+        n,
+        n.getStart(sf),
+        n.getEnd(),
+        n.kind === ts.SyntaxKind.TrueKeyword ? 'false' : 'true',
+      );
+    } else if (ts.isReturnStatement(n) && n.expression) {
+      const e = n.expression;
+      if (isBooleanish(ts, e)) add('negate-return', n, e.getStart(sf), e.getEnd(), `!(${e.getText(sf)})`);
+      else add('constant-return', n, e.getStart(sf), e.getEnd(), constantFor(ts, e));
+      add('raise', n, n.getStart(sf), n.getEnd(), `${RAISE};`);
+    } else if (ts.isExpressionStatement(n)) {
+      const e = skipParens(ts, n.expression);
+      const superCall = ts.isCallExpression(e) && e.expression.kind === ts.SyntaxKind.SuperKeyword;
+      const directive = ts.isStringLiteral(e);
+      if (!superCall && !directive && !isLoggingCall(ts, e))
+        add('drop-statement', n, n.getStart(sf), n.getEnd(), ';');
+    }
+    // An arrow function's expression body is its return value.
+    if (n === fn.node && ts.isArrowFunction(n) && !ts.isBlock(n.body)) {
+      const e = n.body as TS.Expression;
+      if (isBooleanish(ts, e)) add('negate-return', e, e.getStart(sf), e.getEnd(), `!(${e.getText(sf)})`);
+      else add('constant-return', e, e.getStart(sf), e.getEnd(), `(${constantFor(ts, e)})`);
+      add('raise', e, e.getStart(sf), e.getEnd(), `(() => { ${RAISE}; })()`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(fn.node);
+  return withIds(key, raw);
+}

@@ -1,0 +1,174 @@
+/**
+ * The Python half of the mutation probe's mutants: the shipped script, run
+ * with Python's own ast in the real sandbox, finds the same kinds of site by
+ * the same rules as the TypeScript half, with offsets the gate's strings can
+ * apply (UTF-16, past characters outside the BMP too).
+ */
+import { describe, expect, it } from 'vitest';
+import { applyMutant, type Mutant } from '../../../../src/layers/mutation/mutant.js';
+import { PYTHON_MUTANTS_PATH, pythonMutants } from '../../../../src/layers/mutation/python-mutants.js';
+import { parsePythonTexts } from '../../../../src/runners/harness/python-parse.js';
+import { tempDir } from '../../../helpers/gitdir.js';
+import { testSandbox } from '../../../helpers/sandbox.js';
+
+const sandbox = await testSandbox();
+let n = 0;
+const run = (texts: ReadonlyMap<string, string>, settings: Record<string, unknown>) =>
+  parsePythonTexts({
+    sandbox,
+    logDir: tempDir(),
+    label: `mutants-${++n}`,
+    script: PYTHON_MUTANTS_PATH,
+    python: 'python3',
+    texts,
+    settings,
+  });
+
+const INVOICE = `import logging
+
+log = logging.getLogger(__name__)
+
+
+class Invoice:
+    def __init__(self, lines):
+        super().__init__()
+        self.lines = lines
+
+    def total(self):
+        """The sum of the lines."""
+        s = 0
+        for line in self.lines:
+            s = s + line
+        log.info("total %s", s * 2)
+        return round(s)
+
+    @property
+    def empty(self):
+        return len(self.lines) == 0
+
+
+def discount(total, vip):
+    def apply(t):
+        return t * 0.9
+    if vip and total > 100 and not total is None:
+        return apply(total)
+    return sorted([total], key=lambda x: x % 7)[0]
+
+
+def label(n):
+    return "n=" + str(n)
+`;
+
+const keys = (ms: readonly Mutant[] | undefined) =>
+  (ms ?? []).map((m) => `${m.operator}: ${m.original} → ${m.mutated}`);
+
+describe('pythonMutants', () => {
+  it('finds the functions around the changed lines, by qualified name, and the lines outside every def', async () => {
+    const r = await pythonMutants(
+      [
+        {
+          key: 'inv.py',
+          text: INVOICE,
+          changed: [
+            { start: 1, end: 1 },
+            { start: 15, end: 15 },
+            { start: 21, end: 21 },
+            { start: 26, end: 26 },
+          ],
+        },
+      ],
+      run,
+    );
+    const f = r.get('inv.py');
+    expect(f).toMatchObject({
+      ok: true,
+      touched: ['Invoice.total', 'Invoice.empty', 'discount.apply'],
+      outside: [1],
+    });
+  });
+
+  it('makes the TypeScript half’s mutants, and none of a docstring, a logging call or a super() call', async () => {
+    const r = await pythonMutants(
+      [
+        {
+          key: 'inv.py',
+          text: INVOICE,
+          functions: ['Invoice.__init__', 'Invoice.total', 'Invoice.empty', 'discount', 'label'],
+        },
+      ],
+      run,
+    );
+    const f = r.get('inv.py');
+    if (!f?.ok) throw new Error(`no answer: ${JSON.stringify(f)}`);
+    const total = keys(f.mutants.get('Invoice.total'));
+    expect(total).toContain('swap-arithmetic: s + line → s - line');
+    expect(total).toContain('constant-return: return round(s) → return None');
+    expect(total).toContain("raise: return round(s) → raise Exception('patchgate mutant')");
+    expect(total).toContain('drop-statement: s = s + line → pass');
+    expect(total.filter((m) => m.includes('log.info') || m.includes('s * 2') || m.includes('"""'))).toEqual(
+      [],
+    );
+    expect(keys(f.mutants.get('Invoice.__init__'))).toEqual(['drop-statement: self.lines = lines → pass']);
+    expect(keys(f.mutants.get('Invoice.empty'))).toEqual(
+      expect.arrayContaining([
+        'negate-return: return len(self.lines) == 0 → return not (len(self.lines) == 0)',
+        'flip-comparison: len(self.lines) == 0 → len(self.lines) != 0',
+      ]),
+    );
+    const discount = keys(f.mutants.get('discount'));
+    expect(discount).toContain('flip-comparison: total > 100 → total <= 100');
+    expect(discount).toContain(
+      'flip-boolean: vip and total > 100 and not total is None → vip or total > 100 and not total is None',
+    );
+    expect(discount).toContain('flip-boolean: not total is None → total is None');
+    expect(discount).toContain('flip-comparison: total is None → total is not None');
+    // The lambda is part of discount; the nested def is a site of its own.
+    expect(discount).toContain('swap-arithmetic: x % 7 → x * 7');
+    expect(discount.some((m) => m.includes('0.9'))).toBe(false);
+    expect(keys(f.mutants.get('label')).some((m) => m.startsWith('swap-arithmetic'))).toBe(false);
+  });
+
+  it('gives offsets the gate applies as they are, past characters outside the BMP', async () => {
+    const text = 'def f(a):\n    note = "🎉 ünïcode"\n    return a < 3\n';
+    const r = await pythonMutants([{ key: 'u.py', text, functions: ['f'] }], run);
+    const f = r.get('u.py');
+    if (!f?.ok) throw new Error('no answer');
+    const flip = f.mutants.get('f')?.find((m) => m.operator === 'flip-comparison');
+    expect(flip).toBeDefined();
+    expect(applyMutant(text, flip as Mutant)).toBe('def f(a):\n    note = "🎉 ünïcode"\n    return a >= 3\n');
+  });
+
+  it('keeps a file that does not parse to itself: its error, while the other files are answered', async () => {
+    const r = await pythonMutants(
+      [
+        { key: 'bad.py', text: 'def f(:\n', changed: [{ start: 1, end: 1 }] },
+        { key: 'ok.py', text: 'def g():\n    return 1\n', changed: [{ start: 2, end: 2 }] },
+      ],
+      run,
+    );
+    expect(r.get('bad.py')).toMatchObject({ ok: false, error: expect.stringMatching(/^SyntaxError/) });
+    expect(r.get('ok.py')).toMatchObject({ ok: true, touched: ['g'] });
+  });
+
+  it('takes an answer that is not the script’s as that file’s error, never as no mutants', async () => {
+    const r = await pythonMutants([{ key: 'a.py', text: 'def g():\n    return 1\n' }], async () => ({
+      'a.py': { touched: [], outside: [], mutants: { g: [{ operator: 'invent', line: 1 }] } },
+    }));
+    expect(r.get('a.py')).toMatchObject({ ok: false });
+    const outside = await pythonMutants([{ key: 'a.py', text: 'x' }], async () => ({
+      'a.py': {
+        touched: [],
+        outside: [],
+        mutants: {
+          g: [
+            { operator: 'raise', line: 1, start: 0, end: 99, replacement: 'y', original: 'x', mutated: 'y' },
+          ],
+        },
+      },
+    }));
+    expect(outside.get('a.py')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('outside the file'),
+    });
+  });
+});
