@@ -4,6 +4,7 @@
  * and which are suppressed, and that a mutant keeps its identity when the
  * code around it moves, so the base's and the head's mutants can be compared.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyMutant, chooseMutants, type Mutant } from '../../../../src/layers/mutation/mutant.js';
 import { mutantsOf, touchedFunctions } from '../../../../src/layers/mutation/ts-mutants.js';
@@ -178,5 +179,64 @@ describe('chooseMutants', () => {
     expect(chooseMutants(all, 99)).toMatchObject({ skipped: 0 });
     expect(chooseMutants(all, 99).chosen).toHaveLength(5);
     expect(chooseMutants(all, 0)).toEqual({ chosen: [], skipped: 5 });
+  });
+});
+
+describe('mutants of generated functions (fast-check)', () => {
+  const ident = fc.constantFrom('a', 'b', 'c');
+  const atom = fc.oneof(ident, fc.integer({ min: 0, max: 9 }).map(String), fc.constantFrom('true', 'false'));
+  const expr: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    e: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      atom,
+      fc
+        .tuple(
+          tie('e'),
+          fc.constantFrom('+', '-', '*', '/', '%', '<', '<=', '===', '!==', '&&', '||'),
+          tie('e'),
+        )
+        .map(([l, op, r]) => `(${l} ${op} ${r})`),
+      tie('e').map((x) => `!${x}`),
+    ),
+  })).e as fc.Arbitrary<string>;
+  const statement = fc.oneof(
+    fc.tuple(ident, expr).map(([v, e]) => `${v} = ${e};`),
+    fc.tuple(expr, expr).map(([c, e]) => `if (${c}) return ${e};`),
+    fc.tuple(ident, expr).map(([v, e]) => `console.log(${v}, ${e});`),
+    expr.map((e) => `return ${e};`),
+  );
+  const body = fc.array(statement, { minLength: 1, maxLength: 6 });
+  const source = (lines: readonly string[]) =>
+    `export function f(a: any, b: any, c: any) {\n  ${lines.join('\n  ')}\n}\n`;
+
+  it('every mutant is one edit that still parses, says what it changed, and has an id of its own', () => {
+    fc.assert(
+      fc.property(body, (lines) => {
+        const text = source(lines);
+        const ms = mutantsOf(ts, text, 'f.ts', 'f');
+        expect(new Set(ms.map((m) => m.id)).size).toBe(ms.length);
+        for (const m of ms) {
+          const out = applyMutant(text, m);
+          expect(out).not.toBe(text);
+          expect(out).toContain(m.mutated);
+          const sf = ts.createSourceFile('f.ts', out, ts.ScriptTarget.Latest, true);
+          expect((sf as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics).toEqual([]);
+          expect(m.original).not.toContain('console.log');
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the same function after code moved in front of it has the same mutants, by id', () => {
+    fc.assert(
+      fc.property(body, fc.array(statement, { maxLength: 3 }), (lines, before) => {
+        const text = source(lines);
+        const moved = `// moved\nexport function g(a: any, b: any, c: any) {\n  ${before.join('\n  ')}\n}\n\n${text}`;
+        const ids = (t: string) => mutantsOf(ts, t, 'f.ts', 'f').map((m) => m.id);
+        expect(ids(moved)).toEqual(ids(text));
+      }),
+      { numRuns: 100 },
+    );
   });
 });
