@@ -22,7 +22,7 @@ const sandbox = await openSandbox(process.env, { limits: { memoryBytes: 64 * MiB
 const HOG = [
   '/usr/bin/python3',
   '-c',
-  'import pathlib, time\nkeep = bytearray(200 * 1024 * 1024)\npathlib.Path("ready").write_text("1")\ntime.sleep(60)',
+  'import pathlib, time\nkeep = bytearray(b"\\x01") * (200 * 1024 * 1024)\npathlib.Path("ready").write_text("1")\ntime.sleep(60)',
 ];
 
 /** Real time, while the faked timers stand still: the child runs on regardless. */
