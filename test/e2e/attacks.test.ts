@@ -309,16 +309,31 @@ export const adds = defineSeedProperty({
   });
 
   it('a property that grows past the memory cap is stopped and reported (RESOURCE_LIMIT), never scored', async () => {
-    const repo = hitsRepo(PROPS, {
-      'properties/p.ts': probe('const keep: number[][] = []; for (;;) keep.push(new Array(1e6).fill(1));'),
-    });
+    // The base holds an honest property; only the patch's grows. (With the same property on both sides, the
+    // base's run would grow too, and which side was stopped first would decide what the gate could say.)
+    const repo = hitsRepo(PROPS, { 'properties/p.ts': TS_INVOICE_PROPERTY });
     const config = JSON.parse(readFileSync(repo.path('patchgate.config.json'), 'utf8'));
     config.sandbox = { limits: { memoryMb: 256 } };
+    // Only the cap may stop it: on a loaded CI machine a property starved of CPU could still be under the cap
+    // when a short deadline comes, and that is a timeout, rightly. (A deadline that meets a tree already over
+    // its cap is test/unit/sandbox/deadline-breach.test.ts.)
+    config.hits = { ...config.hits, timeoutMs: 120_000 };
     repo.write({ 'patchgate.config.json': JSON.stringify(config) });
     repo.commit('human: a tight memory cap');
-    const r = await check(repo);
+    repo.git('checkout', '-q', '-b', 'agent');
+    repo
+      .write({
+        'properties/p.ts': probe('const keep: number[][] = []; for (;;) keep.push(new Array(1e6).fill(1));'),
+      })
+      .commit('agent: a property that keeps everything');
+    const r = await check(repo, ['--head', 'agent']);
     const f = r.card?.findings.find((x) => x.code === 'RESOURCE_LIMIT');
-    expect(f?.evidence).toMatchObject({ limit: 'memory', cap: 256 * 1024 ** 2 });
+    // What the gate said instead, when it said something else: the failure names it.
+    const said = JSON.stringify(r.card?.findings.map((x) => [x.code, x.message.slice(0, 600)]));
+    expect(f?.evidence, said).toMatchObject({ limit: 'memory', cap: 256 * 1024 ** 2 });
+    expect(f?.message, said).toMatch(
+      /^head: property 'probe' used \d+ MiB of resident memory, over the cap of 256 MiB/,
+    );
     expect(r.card?.verdict).not.toBe('accept');
   });
 
