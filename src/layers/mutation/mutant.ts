@@ -51,20 +51,10 @@ export interface RawMutant {
   mutated: string;
 }
 
-export interface Mutant {
+export interface Mutant extends RawMutant {
   /** Same function, operator, original text and ordinal: the same mutant on either revision. */
   id: string;
   function: string;
-  operator: MutationOperator;
-  /** 1-based line of the edit. */
-  line: number;
-  /** The source offsets replaced, and what replaces them. */
-  start: number;
-  end: number;
-  replacement: string;
-  /** The expression or statement as written, and as the mutant makes it (for the report). */
-  original: string;
-  mutated: string;
 }
 
 /** Blanks collapsed: an identity that does not move with indentation. */

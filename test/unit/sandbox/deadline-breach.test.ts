@@ -34,6 +34,26 @@ async function untilFile(file: string): Promise<void> {
   }
 }
 
+/**
+ * `argv` as a test command with a 100 ms deadline, timers held still until it
+ * wrote `ready`; then the deadline is let come before the watcher's first
+ * tick (250 ms), and time runs on until the run is over.
+ */
+async function lateRun(argv: string[], label: string) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  const dir = tempDir();
+  const run = runLogged({ sandbox, argv, env: {}, cwd: dir, outDir: tempDir(), label, timeoutMs: 100 });
+  let settled = false;
+  void run.finally(() => {
+    settled = true;
+  });
+  await untilFile(path.join(dir, 'ready'));
+  await vi.advanceTimersByTimeAsync(100);
+  const until = Date.now() + 20_000;
+  while (!settled && Date.now() < until) await vi.advanceTimersByTimeAsync(50);
+  return run;
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -65,56 +85,18 @@ describe('a deadline that meets a tree over its memory cap', () => {
   });
 
   it('stops a test command for the cap, not as a timeout, when the deadline fires first', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    const dir = tempDir();
-    const run = runLogged({
-      sandbox,
-      argv: HOG,
-      env: {},
-      cwd: dir,
-      outDir: tempDir(),
-      label: 'hog',
-      timeoutMs: 100,
-    });
-    let settled = false;
-    void run.finally(() => {
-      settled = true;
-    });
-    await untilFile(path.join(dir, 'ready'));
-    // The deadline (100 ms) is due; the watcher's first tick (250 ms) is not.
-    await vi.advanceTimersByTimeAsync(100);
-    const until = Date.now() + 20_000;
-    while (!settled && Date.now() < until) await vi.advanceTimersByTimeAsync(50);
-    const r = await run;
+    const r = await lateRun(HOG, 'hog');
     expect(r.timedOut).toBe(false);
     expect(r.breach).toMatchObject({ limit: 'memory', cap: 64 * MiB });
   });
 
   it('leaves a late tree under its cap to the deadline', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    const dir = tempDir();
-    const argv = [
+    const idle = [
       '/usr/bin/python3',
       '-c',
       'import pathlib, time\npathlib.Path("ready").write_text("1")\ntime.sleep(60)',
     ];
-    const run = runLogged({
-      sandbox,
-      argv,
-      env: {},
-      cwd: dir,
-      outDir: tempDir(),
-      label: 'late',
-      timeoutMs: 100,
-    });
-    let settled = false;
-    void run.finally(() => {
-      settled = true;
-    });
-    await untilFile(path.join(dir, 'ready'));
-    const until = Date.now() + 20_000;
-    while (!settled && Date.now() < until) await vi.advanceTimersByTimeAsync(50);
-    const r = await run;
+    const r = await lateRun(idle, 'late');
     expect(r.timedOut).toBe(true);
     expect(r.breach).toBeUndefined();
   });
