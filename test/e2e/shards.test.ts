@@ -330,6 +330,15 @@ describe('shards and the run history', () => {
     });
     expect(gone.code).toBe(2);
     expect(gone.stderr).toMatch(/part-tests\.json: cannot read it .* names it as its suite runs/);
+    // A part that names no suite runs at all cannot give merge --history what it records.
+    const partFile = path.join(parts[1] as string, 'part.json');
+    const { testRuns: _named, ...unnamed } = read<Record<string, unknown>>(partFile);
+    writeFileSync(partFile, JSON.stringify(unnamed));
+    const none = await runCli(['merge', ...parts, '--out', tempDir('pg-merged-'), '--history'], {
+      cwd: hist.dir,
+    });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/part\.json: names no suite runs, which merge --history records/);
     // Without --history the suite runs are never read: the merge stands on the parts alone.
     expect((await runCli(['merge', ...parts, '--out', tempDir('pg-merged-')], { cwd: hist.dir })).code).toBe(
       1,

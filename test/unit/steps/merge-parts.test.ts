@@ -4,6 +4,7 @@
  * sharded checks of a real repository, merged into the bytes one check
  * writes) is test/e2e/shards.test.ts.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/errors.js';
 import { byUnit } from '../../../src/layers/shard-merge.js';
@@ -11,6 +12,7 @@ import type { Finding, Layer, LayerOutcome } from '../../../src/layers/types.js'
 import { mergeParts, type SourcedPart } from '../../../src/steps/merge-parts.js';
 import {
   type LayerPart,
+  parsePartTestRuns,
   parseShardPart,
   SHARD_PART_SCHEMA,
   type ShardPart,
@@ -430,5 +432,40 @@ describe('a part file', () => {
     expect(() =>
       parseShardPart(JSON.stringify({ schema: 'patchgate/scorecard@1' }), 'scorecard.json'),
     ).toThrow(/schema/);
+  });
+});
+
+describe("a part's suite runs (part-tests.json, read by merge --history)", () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const runs = `${JSON.stringify([{ side: 'head', tests: [{ id: 't', status: 'passed' }] }])}\n`;
+
+  it('are the runs of the file whose digest the part names', () => {
+    expect(parsePartTestRuns(runs, 'out/part-tests.json', sha(runs))).toEqual([
+      { side: 'head', tests: [{ id: 't', status: 'passed' }] },
+    ]);
+  });
+
+  it('refuse a file that is not the one the part names, with both digests', () => {
+    const edited = runs.replace('passed', 'failed');
+    expect(() => parsePartTestRuns(edited, 'out/part-tests.json', sha(runs))).toThrow(
+      new RegExp(`out/part-tests\\.json: its sha256 is ${sha(edited)}, but the part names ${sha(runs)}`),
+    );
+  });
+
+  it('refuse text that is not JSON, and runs of the wrong shape, naming the file and the field', () => {
+    expect(() => parsePartTestRuns('[{', 'out/part-tests.json', sha('[{'))).toThrow(
+      /out\/part-tests\.json: not JSON/,
+    );
+    const wrong = JSON.stringify([{ side: 'elsewhere', tests: 3 }]);
+    let message = '';
+    try {
+      parsePartTestRuns(wrong, 'out/part-tests.json', sha(wrong));
+    } catch (err) {
+      expect(err).toBeInstanceOf(InputError);
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/out\/part-tests\.json: not the suite runs of a shard/);
+    expect(message).toMatch(/side/);
+    expect(message).toMatch(/tests/);
   });
 });
