@@ -29,3 +29,30 @@ export function requireTypescript(): typeof TS {
   loaded ??= require('typescript') as typeof TS;
   return loaded;
 }
+
+/** The script kind of a file by its extension: TSX and JSX where they may hold markup, JS for anything else. */
+export function scriptKind(ts: typeof TS, file: string): TS.ScriptKind {
+  if (/\.[cm]?tsx$/i.test(file)) return ts.ScriptKind.TSX;
+  if (/\.[cm]?ts$/i.test(file)) return ts.ScriptKind.TS;
+  if (/\.jsx$/i.test(file)) return ts.ScriptKind.JSX;
+  return ts.ScriptKind.JS;
+}
+
+/** A file's syntax tree, with parent pointers (nothing is type-checked). */
+export function parseScript(ts: typeof TS, file: string, text: string): TS.SourceFile {
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, scriptKind(ts, file));
+}
+
+/** An expression past parentheses, `as`, `satisfies`, `<T>` casts and `!`. */
+export function unwrapExpression(ts: typeof TS, e: TS.Expression): TS.Expression {
+  let x = e;
+  while (
+    ts.isParenthesizedExpression(x) ||
+    ts.isAsExpression(x) ||
+    ts.isSatisfiesExpression(x) ||
+    ts.isTypeAssertionExpression(x) ||
+    ts.isNonNullExpression(x)
+  )
+    x = x.expression;
+  return x;
+}

@@ -25,6 +25,7 @@
  *   the function it is written in).
  */
 import type TS from 'typescript';
+import { parseScript, unwrapExpression } from '../../util/typescript.js';
 
 import {
   type FunctionSite,
@@ -58,13 +59,7 @@ interface Parsed {
 }
 
 function parse(ts: typeof TS, text: string, fileName: string): Parsed {
-  const kind = /\.[cm]?jsx?$/.test(fileName)
-    ? ts.ScriptKind.JSX
-    : fileName.endsWith('x')
-      ? ts.ScriptKind.TSX
-      : ts.ScriptKind.TS;
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
-  return { ts, sf, text };
+  return { ts, sf: parseScript(ts, fileName, text), text };
 }
 
 type FunctionNode = TS.FunctionLikeDeclaration & { body: TS.Node };
@@ -197,19 +192,13 @@ function isLoggingCall(ts: typeof TS, n: TS.Node): boolean {
 }
 
 function isStringy(ts: typeof TS, n: TS.Expression): boolean {
-  const e = skipParens(ts, n);
+  const e = unwrapExpression(ts, n);
   return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isTemplateExpression(e);
-}
-
-function skipParens(ts: typeof TS, n: TS.Expression): TS.Expression {
-  let e = n;
-  while (ts.isParenthesizedExpression(e)) e = e.expression;
-  return e;
 }
 
 /** A return value that reads as a truth value: negating it is the meaningful mutant, not a constant. */
 function isBooleanish(ts: typeof TS, n: TS.Expression): boolean {
-  const e = skipParens(ts, n);
+  const e = unwrapExpression(ts, n);
   if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) return true;
   if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken) return true;
   if (ts.isBinaryExpression(e)) {
@@ -221,7 +210,7 @@ function isBooleanish(ts: typeof TS, n: TS.Expression): boolean {
 
 /** A constant of the literal's own kind when the value is one; otherwise `undefined`. */
 function constantFor(ts: typeof TS, n: TS.Expression): string {
-  const e = skipParens(ts, n);
+  const e = unwrapExpression(ts, n);
   if (ts.isNumericLiteral(e)) return e.text === '0' ? '1' : '0';
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e))
     return e.text === '' ? "'patchgate'" : "''";
@@ -291,7 +280,7 @@ export function mutantsOf(ts: typeof TS, text: string, fileName: string, key: st
       else add('constant-return', n, e.getStart(sf), e.getEnd(), constantFor(ts, e));
       add('raise', n, n.getStart(sf), n.getEnd(), `${RAISE};`);
     } else if (ts.isExpressionStatement(n)) {
-      const e = skipParens(ts, n.expression);
+      const e = unwrapExpression(ts, n.expression);
       const superCall = ts.isCallExpression(e) && e.expression.kind === ts.SyntaxKind.SuperKeyword;
       const directive = ts.isStringLiteral(e);
       if (!superCall && !directive && !isLoggingCall(ts, e))

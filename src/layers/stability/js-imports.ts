@@ -8,6 +8,7 @@
  * `import.meta.glob`) is kept as computed: it could load anything.
  */
 import type TS from 'typescript';
+import { scriptKind } from '../../util/typescript.js';
 
 export interface JsLoad {
   line: number;
@@ -48,13 +49,6 @@ function dotted(ts: typeof TS, node: TS.Node): string | undefined {
   if (node.kind === ts.SyntaxKind.ImportKeyword) return 'import';
   if (ts.isMetaProperty(node)) return `${ts.tokenToString(node.keywordToken)}.${node.name.text}`;
   return undefined;
-}
-
-export function scriptKind(ts: typeof TS, file: string): TS.ScriptKind {
-  if (/\.[cm]?tsx$/.test(file)) return ts.ScriptKind.TSX;
-  if (/\.[cm]?ts$/.test(file)) return ts.ScriptKind.TS;
-  if (/\.jsx$/.test(file)) return ts.ScriptKind.JSX;
-  return ts.ScriptKind.JS;
 }
 
 export function jsLoads(ts: typeof TS, file: string, text: string): JsFileLoads {

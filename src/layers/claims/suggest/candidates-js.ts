@@ -32,6 +32,7 @@
  */
 import type TS from 'typescript';
 import type { Hunk } from '../../../git/hunks.js';
+import { parseScript, unwrapExpression } from '../../../util/typescript.js';
 import {
   type Candidate,
   type CandidateKind,
@@ -44,7 +45,7 @@ import {
   splitLines,
   squash,
 } from './candidates.js';
-import { enclosingSymbol, parseScript, type Span, spansOfSource, unwrapExpression } from './symbols.js';
+import { enclosingSymbol, type Span, spansOfSource } from './symbols.js';
 
 const ERROR_CLASS = /(?:Error|Exception|Failure|Fault)$/;
 const STATUS_CALL = /^(?:status|sendStatus|code|writeHead)$/;

@@ -21,7 +21,7 @@
 import picomatch from 'picomatch';
 import type TS from 'typescript';
 import type { Hunk } from '../../../git/hunks.js';
-import { loadTypescript } from '../../../util/typescript.js';
+import { loadTypescript, parseScript, unwrapExpression } from '../../../util/typescript.js';
 
 export interface Span {
   /** Qualified by nesting: `Class.method`, `outer.inner`, or a top-level name. */
@@ -43,31 +43,6 @@ export function languageOf(file: string): Language {
   if (PY_FILE.test(file)) return 'python';
   if (PROSE_FILE.test(file) || /(^|\/)(LICENSE|COPYING|CHANGELOG|AUTHORS)[^/]*$/.test(file)) return 'prose';
   return 'other';
-}
-
-export function scriptKind(ts: typeof TS, file: string): TS.ScriptKind {
-  if (/\.[cm]?tsx$/i.test(file) || /\.tsx$/i.test(file)) return ts.ScriptKind.TSX;
-  if (/\.[cm]?ts$/i.test(file)) return ts.ScriptKind.TS;
-  if (/\.jsx$/i.test(file)) return ts.ScriptKind.JSX;
-  return ts.ScriptKind.JS;
-}
-
-export function parseScript(ts: typeof TS, file: string, text: string): TS.SourceFile {
-  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, scriptKind(ts, file));
-}
-
-/** An expression past parentheses, `as`, `satisfies`, `<T>` casts and `!`. */
-export function unwrapExpression(ts: typeof TS, e: TS.Expression): TS.Expression {
-  let x = e;
-  while (
-    ts.isParenthesizedExpression(x) ||
-    ts.isAsExpression(x) ||
-    ts.isSatisfiesExpression(x) ||
-    ts.isTypeAssertionExpression(x) ||
-    ts.isNonNullExpression(x)
-  )
-    x = x.expression;
-  return x;
 }
 
 function memberName(ts: typeof TS, name: TS.PropertyName | TS.BindingName | undefined): string | undefined {
