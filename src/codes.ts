@@ -168,6 +168,24 @@ export const REASON_CODES = {
     why: 'A known flake is accepted only while a human owns it.',
     next: 'Fix the flake, or a human adds an unexpired row with owner and action to the stability freeze (stability.freeze, default stability_freeze.json) in a commit of its own.',
   },
+  KILL_SURFACE_SHRANK: {
+    meaning:
+      "Mutants of a function the patch touched that the base's tests killed on the base's code survive on the head's code: the same edit of the same code, the same trusted tests, and they no longer notice.",
+    why: 'The patch made the trusted tests blind to code they used to check (a value that compares equal to anything, an error swallowed behind a fallback). A green suite over blind tests proves nothing.',
+    next: "Read the mutants in the evidence: each is a change of the head's code that the listed base tests used to catch. Remove what hides it (a catch-all handler, an always-equal value), or, if the tests really should not see it, change the tests in a human commit of their own.",
+  },
+  CHANGED_CODE_UNSEEN: {
+    meaning:
+      "A function the patch changed or added in which no mutant is killed by any of the base's tests on the head's code (the mutation probe); also when no base test reaches its file.",
+    why: "Only the patch's own tests, if any, exercise the new behaviour: nothing a human reviewed checks it. A warning by default (new code often comes with only its own tests); `mutation.unseen: reject` blocks on it.",
+    next: "Review the function and the surviving mutants in the evidence; a human adds tests that see it (in a commit of their own, so they become the base's), or accepts the warning.",
+  },
+  MUTATION_PROBE_DEFEATED: {
+    meaning:
+      "The mutation probe could not change the head's code as it does the base's: a base test fails on the head's code when only a comment is added to the file, or the file in the gate's checkout is no longer a plain file.",
+    why: "Code that notices its own text being changed (or moves it away) can make every mutant look killed; the probe's evidence would mean nothing, so it counts against the patch.",
+    next: "Find what in the head's code reads its own source or file (a checksum of itself, a reload, a symlink made by a test) and remove it; the evidence names the file and the tests.",
+  },
   REGRESSION: {
     meaning:
       "A test of the base passes on the base but fails or is skipped on the head's code, run with the base's own tests and runner config (the overlay revision).",

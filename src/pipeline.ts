@@ -7,6 +7,7 @@ import { contractsLayer } from './layers/contracts/contracts-layer.js';
 import { fixturesLayer } from './layers/fixtures/fixtures-layer.js';
 import type { FlakeHistory } from './layers/flake-history.js';
 import { hitsLayer } from './layers/hits/hits-layer.js';
+import { mutationLayer } from './layers/mutation/mutation-layer.js';
 import { regressionLayer } from './layers/regression/regression-layer.js';
 import { seedsLayer } from './layers/seeds/seeds-layer.js';
 import { signaturesLayer } from './layers/signatures/signatures-layer.js';
@@ -43,6 +44,7 @@ export const LAYERS: readonly Layer[] = [
   regressionLayer,
   testEditsLayer,
   stabilityLayer,
+  mutationLayer,
   claimsLayer,
 ];
 

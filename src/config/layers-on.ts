@@ -25,6 +25,7 @@ export const LAYER_SWITCHES: readonly LayerSwitch[] = [
     on: (c) => testsOn(c) || c.seeds?.enabled === true || c.hits?.enabled === true,
   },
   { name: 'stability', on: (c) => c.stability?.enabled === true && testsOn(c) },
+  { name: 'mutation', on: (c) => c.mutation?.enabled === true && testsOn(c) },
   { name: 'claims', on: (c) => c.claims?.enabled === true },
 ];
 

@@ -394,6 +394,26 @@ const stabilitySchema = z
     'Layer `stability`: does the head introduce a new flake? Runs last, only when the earlier layers passed.',
   );
 
+const mutationSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the mutation probe.'),
+    maxMutants: z
+      .int()
+      .min(1)
+      .max(1000)
+      .default(12)
+      .describe(
+        "At most this many mutants of the head's changed functions per patch, chosen the same way every run (one per function in turn); each also runs on the base where the function kept that code. The rest are counted as skipped.",
+      ),
+    unseen: z
+      .enum(['warn', 'reject'])
+      .default('warn')
+      .describe('What a changed function no base test sees (CHANGED_CODE_UNSEEN) does to the verdict.'),
+  })
+  .describe(
+    "Layer `mutation`: do the base's tests still see the code the patch changed? Mutants of each changed function run with the base's tests on the base and on the head's code. Runs after stability, only when the earlier layers passed.",
+  );
+
 const claimsSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run the claims layer.'),
@@ -493,6 +513,7 @@ export const configSchema = z
     tests: testsSchema.optional(),
     signatures: signaturesSchema.optional(),
     stability: stabilitySchema.optional(),
+    mutation: mutationSchema.optional(),
     claims: claimsSchema.optional(),
     sandbox: sandboxSchema.default({
       allowUnsandboxed: false,
@@ -517,7 +538,7 @@ export const configSchema = z
       .describe('Bounds on what the gate reads.'),
   })
   .superRefine((c, ctx) => {
-    for (const layer of ['signatures', 'stability'] as const) {
+    for (const layer of ['signatures', 'stability', 'mutation'] as const) {
       if (c[layer]?.enabled && !c.tests) {
         ctx.addIssue({
           code: 'custom',

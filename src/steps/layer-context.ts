@@ -3,6 +3,7 @@ import type { FlakeHistory } from '../layers/flake-history.js';
 import { overrideTokens } from '../layers/override.js';
 import type { ProgressReport } from '../layers/progress.js';
 import type { Revision } from '../layers/types.js';
+import { type TreeFiles, treeFiles } from '../overlay/revision-files.js';
 import type { Rules } from './rules.js';
 import type { SharedContext } from './run-layers.js';
 import type { Runtime } from './runtime.js';
@@ -29,6 +30,7 @@ export function layerContext(ws: Workspace, rules: Rules, rt: Runtime, o: Contex
   });
   let hunksP: Promise<readonly Hunk[]> | undefined;
   const { overlay } = rt;
+  let overlayFilesP: Promise<TreeFiles> | undefined;
   return {
     config: rules.config,
     configFile: rules.configFile,
@@ -36,6 +38,10 @@ export function layerContext(ws: Workspace, rules: Rules, rt: Runtime, o: Contex
     head: { ...revision('head', revs.head.commit, ws.headRoot, headTree), tree: ws.headFiles },
     overlay: {
       ...revision('head', overlay.tree, rt.overlayRoot, overlay.tree),
+      tree: () => {
+        overlayFilesP ??= treeFiles(ws.repo, overlay.tree);
+        return overlayFilesP;
+      },
       sameAsHead: overlay.sameAsHead,
       restored: overlay.restored,
       headOnly: overlay.headOnly,

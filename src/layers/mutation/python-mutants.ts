@@ -28,7 +28,14 @@ export interface PythonFileRequest {
 }
 
 export type PythonFileMutants =
-  | { ok: true; touched: string[]; outside: number[]; mutants: Map<string, Mutant[]> }
+  | {
+      ok: true;
+      touched: string[];
+      outside: number[];
+      /** Per function asked for and found (touched, or named): its mutants, and its first and last line. */
+      mutants: Map<string, Mutant[]>;
+      spans: Map<string, LineRange>;
+    }
   | { ok: false; error: string };
 
 const raw = z.object({
@@ -45,6 +52,7 @@ const fileAnswer = z.union([
     touched: z.array(z.string()),
     outside: z.array(z.number().int()),
     mutants: z.record(z.string(), z.array(raw)),
+    spans: z.record(z.string(), z.tuple([z.number().int().min(1), z.number().int().min(1)])),
   }),
   z.object({ error: z.string() }),
 ]);
@@ -86,7 +94,13 @@ export async function pythonMutants(
       continue;
     }
     const mutants = new Map(Object.entries(a.mutants).map(([fn, list]) => [fn, withIds(fn, list)]));
-    out.set(f.key, { ok: true, touched: a.touched, outside: a.outside, mutants });
+    const missing = [...mutants.keys()].find((k) => a.spans[k] === undefined);
+    if (missing !== undefined) {
+      out.set(f.key, { ok: false, error: `the mutant finder gave no lines for the function ${missing}` });
+      continue;
+    }
+    const spans = new Map(Object.entries(a.spans).map(([fn, [start, end]]) => [fn, { start, end }]));
+    out.set(f.key, { ok: true, touched: a.touched, outside: a.outside, mutants, spans });
   }
   return out;
 }

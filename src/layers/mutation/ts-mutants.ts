@@ -176,6 +176,11 @@ export function touchedFunctions(
   return { functions: [...hit.values()].sort((a, b) => a.startLine - b.startLine), outside };
 }
 
+/** The keys of every function site of `text`. */
+export function functionKeys(ts: typeof TS, text: string, fileName: string): string[] {
+  return functionsOf(parse(ts, text, fileName)).map((f) => f.key);
+}
+
 function isLoggingCall(ts: typeof TS, n: TS.Node): boolean {
   if (!ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression)) return false;
   const target = n.expression.expression;

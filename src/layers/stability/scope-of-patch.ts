@@ -6,6 +6,8 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { asPatchgateError } from '../../errors.js';
+import type { Change } from '../../git/changes.js';
+import type { TreeFiles } from '../../overlay/revision-files.js';
 import { testSideFor } from '../../overlay/test-side.js';
 import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import { canSelectFiles, testFileOf } from '../../runners/tests/presets.js';
@@ -90,7 +92,19 @@ export function testFilesOf(
   return { files: [...files] };
 }
 
-export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: string): Promise<ProbeScope> {
+/**
+ * Which test files of `first` can reach what the patch changed. `within`
+ * narrows it: another tree to follow imports in (the overlay's, whose test
+ * files are the base's) and only some of the changes.
+ */
+export async function scopeOfPatch(
+  ctx: LayerContext,
+  first: SuiteRun,
+  layer: string,
+  within: { tree?: () => Promise<TreeFiles>; changes?: readonly Change[] } = {},
+): Promise<ProbeScope> {
+  const changes = within.changes ?? ctx.changes;
+  const tree = within.tree ?? ctx.head.tree;
   const tests = ctx.config.tests;
   const preset = tests?.preset ?? 'generic';
   const { files: testFiles, unmapped } = testFilesOf(tests?.preset, first);
@@ -101,14 +115,14 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
     reasons: [why],
     probed: [...new Set(testFiles ?? [])].sort().map((file) => ({ file, why: [], reasons: 0 })),
     notProbed: [],
-    changes: ctx.changes.map((c) => ({ path: c.path, kind: 'data' as const })),
+    changes: changes.map((c) => ({ path: c.path, kind: 'data' as const })),
   });
-  if (!ctx.head.tree) return fallback("the head's committed tree is not available to read imports from");
+  if (!tree) return fallback("the head's committed tree is not available to read imports from");
   let n = 0;
   try {
     return await probeScope({
-      files: await ctx.head.tree(),
-      changes: ctx.changes,
+      files: await tree(),
+      changes,
       testFiles,
       ...(unmapped !== undefined ? { unmapped } : {}),
       canSelectFiles: canSelect,
@@ -127,7 +141,7 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
         parsePythonTexts({
           sandbox: ctx.sandbox,
           logDir: ctx.logDir,
-          label: `stability-imports-${++n}`,
+          label: `${layer}-imports-${++n}`,
           script: PYTHON_IMPORTS_PATH,
           python: 'python3',
           signal: ctx.signal,
@@ -138,7 +152,7 @@ export async function scopeOfPatch(ctx: LayerContext, first: SuiteRun, layer: st
         parsePythonTexts({
           sandbox: ctx.sandbox,
           logDir: ctx.logDir,
-          label: 'stability-changed-names',
+          label: `${layer}-changed-names`,
           script: PYTHON_CHANGED_NAMES_PATH,
           python: 'python3',
           signal: ctx.signal,

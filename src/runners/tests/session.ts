@@ -9,6 +9,7 @@ import { pushAll } from '../../util/arrays.js';
 import { checkRepoPath } from '../../util/repo-path.js';
 import { CENSUS, CENSUS_MODULE, readCensus, type TestCensus } from './census.js';
 import { TestRunError } from './errors.js';
+import { withFileEdited } from './file-edit.js';
 import type { HeadOwnFiles } from './head-own.js';
 import { outputTail } from './output-tail.js';
 import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
@@ -140,7 +141,31 @@ interface SuiteRequest {
   collect?: boolean;
   /** On a shard: keep every outcome, whichever shard owns its file (a lookup, not a run of tests to judge). */
   anyShard?: boolean;
+  /** Besides the session's environment. */
+  env?: Record<string, string>;
+  /** Instead of the config's `tests.timeoutMs`. */
+  timeoutMs?: number;
+  /** A run of changed code (a mutant): never told to `onSuiteRun`, since its failures are the gate's doing. */
+  unrecorded?: boolean;
 }
+
+/** A file of a checkout as one run sees it: the mutation probe's mutant. */
+export interface FileEdit {
+  /** Repository path. */
+  file: string;
+  text: string;
+}
+
+/**
+ * Python's bytecode for a mutant run: none written, and none read but what
+ * this run compiles (a fresh folder in the sandbox's private /tmp), so
+ * neither a cache of the original nor one head code planted in the checkout
+ * is taken for the mutant.
+ */
+const MUTANT_ENV: Readonly<Record<string, string>> = {
+  PYTHONDONTWRITEBYTECODE: '1',
+  PYTHONPYCACHEPREFIX: '/tmp/patchgate-mutant-pycache',
+};
 
 /**
  * Runs the repository's tests for the layers that need them. The first head
@@ -272,7 +297,7 @@ export class TestSession {
     try {
       const run = await this.suiteRun(req);
       try {
-        this.opts.onSuiteRun?.(run);
+        if (req.unrecorded !== true) this.opts.onSuiteRun?.(run);
       } catch {
         // A listener (the run history) is never worth a test run.
       }
@@ -407,8 +432,9 @@ export class TestSession {
       argv: cmd.argv,
       env: {
         ...env,
+        ...req.env,
         ...cmd.env,
-        ...(guard ? guardEnv({ ...env, ...cmd.env }, guard) : {}),
+        ...(guard ? guardEnv({ ...env, ...req.env, ...cmd.env }, guard) : {}),
         ...(census ? { PATCHGATE_CENSUS_REPORT: sidecarPathFor(logDir, label, CENSUS) } : {}),
         ...(selection ? { [SELECT_ENV]: selection } : {}),
       },
@@ -417,7 +443,7 @@ export class TestSession {
       ...(cmd.junitFrom === undefined
         ? { sidecars: [...(guard ? [GUARD_REPORT] : []), ...(census ? [CENSUS] : [])] }
         : {}),
-      timeoutMs: tests.timeoutMs,
+      timeoutMs: req.timeoutMs ?? tests.timeoutMs,
       outDir: logDir,
       label,
       junitFrom: cmd.junitFrom,
@@ -451,8 +477,14 @@ export class TestSession {
       const output = await outputTail(run);
       throw new TestRunError(
         'TESTS_TIMEOUT',
-        `the test command (${label}) did not finish within ${tests.timeoutMs} ms and was killed; logs: ${run.stdoutFile}, ${run.stderrFile}${output === '' ? '' : `\n${output}`}`,
-        { label, timeoutMs: tests.timeoutMs, stdout: run.stdoutFile, stderr: run.stderrFile, output },
+        `the test command (${label}) did not finish within ${req.timeoutMs ?? tests.timeoutMs} ms and was killed; logs: ${run.stdoutFile}, ${run.stderrFile}${output === '' ? '' : `\n${output}`}`,
+        {
+          label,
+          timeoutMs: req.timeoutMs ?? tests.timeoutMs,
+          stdout: run.stdoutFile,
+          stderr: run.stderrFile,
+          output,
+        },
       );
     }
     if (run.junitFiles.length === 0) {
@@ -717,6 +749,45 @@ export class TestSession {
   async baseRun(subset: TestIdParts[], purpose = 'rerun'): Promise<SuiteRun> {
     await this.prepare('base');
     return this.subsetRun('base', this.nextLabel('base', purpose), subset);
+  }
+
+  private readonly editing = new Map<string, Promise<unknown>>();
+
+  /**
+   * The tests of `files` (every test where the runner cannot select files,
+   * or `files` is undefined) on the base's checkout or the overlay, with
+   * `edit` in place for this run only (see withFileEdited), or as it is. Runs of one
+   * checkout take turns, so no other run sees the edit. Never recorded in
+   * the run history; `timeoutMs` bounds it (a mutant that loops).
+   */
+  async editedRun(
+    side: 'base' | 'overlay',
+    files: readonly string[] | undefined,
+    edit: FileEdit | undefined,
+    label: string,
+    timeoutMs: number,
+  ): Promise<SuiteRun> {
+    await this.prepare(side);
+    const root = this.rootOf(side);
+    const select = files !== undefined && canSelectFiles(this.opts.tests.preset);
+    const suite = () =>
+      this.suite({
+        side,
+        label,
+        ...(select ? { files: [...files] } : {}),
+        env: MUTANT_ENV,
+        timeoutMs,
+        unrecorded: true,
+        anyShard: true,
+      });
+    const run = () => (edit ? withFileEdited(root, edit.file, edit.text, suite) : suite());
+    const before = this.editing.get(root) ?? Promise.resolve();
+    const mine = before.then(run, run);
+    this.editing.set(
+      root,
+      mine.catch(() => undefined),
+    );
+    return mine;
   }
 
   private async subsetRun(side: RunSide, label: string, subset: TestIdParts[]): Promise<SuiteRun> {

@@ -21,7 +21,8 @@ Request (argv[1]): {"files": {"<key>": "<file>"},
                                  "functions": {"<key>": ["<site>", ...]}}}
 Answer (argv[2]): {"<key>": {"touched": ["<site>", ...], "outside": [line, ...],
                              "mutants": {"<site>": [{"operator", "line", "start", "end",
-                                                     "replacement", "original", "mutated"}]}}
+                                                     "replacement", "original", "mutated"}]},
+                             "spans": {"<site>": [first line, last line]}}
                    | {"error": "..."}}
 """
 
@@ -258,17 +259,22 @@ def judge(text, changed, functions):
                 outside.append(line)
     wanted = functions if functions is not None else touched
     nodes = {s[0]: s[3] for s in sites}
+    spans = {s[0]: [s[1], s[2]] for s in sites}
     mutants = {}
     for key in wanted:
         node = nodes.get(key)
         if node is None:
-            mutants[key] = []
-            continue
+            continue  # not in this file: absent from the answer, never an empty list
         others = {id(s[3]) for s in sites if s[3] is not node}
         mutants[key] = mutants_of(src, node, others)
     order = {s[0]: s[1] for s in sites}
     touched.sort(key=lambda k: order[k])
-    return {"touched": touched, "outside": outside, "mutants": mutants}
+    return {
+        "touched": touched,
+        "outside": outside,
+        "mutants": mutants,
+        "spans": {k: spans[k] for k in mutants},
+    }
 
 
 def main():

@@ -164,11 +164,31 @@ describe('pythonMutants', () => {
             { operator: 'raise', line: 1, start: 0, end: 99, replacement: 'y', original: 'x', mutated: 'y' },
           ],
         },
+        spans: { g: [1, 1] },
       },
     }));
     expect(outside.get('a.py')).toMatchObject({
       ok: false,
       error: expect.stringContaining('outside the file'),
     });
+    // A function's mutants without its lines: the finder's answer is not whole.
+    const noSpan = await pythonMutants([{ key: 'a.py', text: 'def g():\n    return 1\n' }], async () => ({
+      'a.py': { touched: ['g'], outside: [], mutants: { g: [] }, spans: {} },
+    }));
+    expect(noSpan.get('a.py')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('no lines for the function g'),
+    });
+  });
+
+  it('leaves out a function it was asked for that the file does not have, and gives each function found its lines', async () => {
+    const r = await pythonMutants(
+      [{ key: 'a.py', text: 'def g():\n    x = 1\n    return x + 1\n', functions: ['g', 'gone'] }],
+      run,
+    );
+    const a = r.get('a.py');
+    if (!a?.ok) throw new Error(`expected an answer: ${JSON.stringify(a)}`);
+    expect([...a.mutants.keys()]).toEqual(['g']);
+    expect(a.spans.get('g')).toEqual({ start: 1, end: 3 });
   });
 });

@@ -1,0 +1,426 @@
+/**
+ * The mutation probe (issue 22): do the base's tests still see the code the
+ * patch changed? Each changed function's mutants run with the base's tests
+ * that reach its file, on the base's checkout and on the overlay (the head's
+ * code with the base's tests). A mutant the base's tests kill on the base
+ * and not on the head's code is KILL_SURFACE_SHRANK; a changed function none
+ * of whose mutants they kill on the head's code is CHANGED_CODE_UNSEEN.
+ *
+ * A mutant is a text edit the gate makes to one file of its own checkout
+ * for one run (TestSession.editedRun); the gate's mutation code never runs in
+ * a head process. Every run is judged against a control run of the same
+ * tests with the file edited too, by a comment only: what fails there
+ * already is no mutant's doing, and a head whose tests fail on that alone
+ * reacts to its own text (MUTATION_PROBE_DEFEATED), which would make every
+ * mutant look killed.
+ */
+import { switchOf } from '../../config/layers-on.js';
+import type { TestOutcome } from '../../junit/model.js';
+import { testSideFor } from '../../overlay/test-side.js';
+import { parsePythonTexts } from '../../runners/harness/python-parse.js';
+import { TestRunError } from '../../runners/tests/errors.js';
+import { EditRefused } from '../../runners/tests/file-edit.js';
+import type { FileEdit, SuiteRun, TestSession } from '../../runners/tests/session.js';
+import { requireTypescript } from '../../util/typescript.js';
+import { ProgressTally } from '../progress.js';
+import { whenParts } from '../shard-merge.js';
+import { scopeOfPatch } from '../stability/scope-of-patch.js';
+import type { Layer, LayerContext, LayerOutcome } from '../types.js';
+import {
+  type Defeat,
+  type FunctionResult,
+  judgeProbe,
+  MUTATION_ARTIFACT,
+  type MutantResult,
+  type MutationPart,
+  mergeMutationParts,
+  mutationArtifact,
+  type SideVerdict,
+} from './judge.js';
+import { applyMutant, type Mutant } from './mutant.js';
+import {
+  changedLines,
+  chooseProbe,
+  type ProbeFile,
+  type ProbeFunction,
+  planFunctions,
+  probeKey,
+  probeTargets,
+} from './plan.js';
+import { PYTHON_MUTANTS_PATH } from './python-mutants.js';
+
+const LAYER = 'mutation';
+
+/** The control's edit: a comment at the end, which changes the file's text and nothing it does. */
+function controlText(text: string, lang: ProbeFunction['lang']): string {
+  const comment = lang === 'py' ? '# patchgate: control' : '// patchgate: control';
+  return `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${comment}\n`;
+}
+
+const passed = (t: TestOutcome) => t.status === 'passed' || t.status === 'flaky';
+
+/** A mutant's run against its control: which of the control's passing tests no longer pass. */
+function verdict(control: SuiteRun, run: SuiteRun | { error: SideVerdict['how'] }): SideVerdict {
+  const watched = new Set(control.tests.filter(passed).map((t) => t.id));
+  if (watched.size === 0) return { status: 'unreached' };
+  if ('error' in run) return { status: 'killed', how: run.error };
+  const now = new Map(run.tests.map((t) => [t.id, t]));
+  const by = [...watched].filter((id) => {
+    const t = now.get(id);
+    return t === undefined || !passed(t);
+  });
+  return by.length > 0
+    ? { status: 'killed', how: 'failed', by: by.sort().slice(0, 5) }
+    : { status: 'survived' };
+}
+
+/** How a run that broke counts: a timeout, a crash or a cap is a kill (as Stryker counts a timeout). */
+function brokenRun(err: unknown): SideVerdict['how'] | undefined {
+  if (!(err instanceof TestRunError)) return undefined;
+  if (err.code === 'TESTS_TIMEOUT') return 'timeout';
+  if (err.code === 'RESOURCE_LIMIT') return 'resource';
+  if (err.code === 'TESTS_NO_REPORT' || err.code === 'TESTS_RUN_FAILED') return 'crash';
+  return undefined;
+}
+
+/** A mutant's run may take a few times as long as its control, no less than 10 s, no more than the config's. */
+function mutantTimeout(control: SuiteRun, cap: number): number {
+  return Math.min(cap, Math.max(10_000, 3 * control.run.durationMs + 5_000));
+}
+
+interface SideTarget {
+  side: 'base' | 'overlay';
+  file: string;
+  text: string;
+}
+
+/** Runs one side's control and mutants of one file, in its own checkout's turn. */
+class SideRunner {
+  private control?: SuiteRun;
+  private n = 0;
+
+  constructor(
+    private readonly tests: TestSession,
+    private readonly target: SideTarget,
+    private readonly lang: ProbeFunction['lang'],
+    private readonly testFiles: readonly string[] | undefined,
+    private readonly capMs: number,
+    private readonly labelStem: string,
+  ) {}
+
+  private label(what: string): string {
+    return `${this.labelStem}-${what}-${++this.n}`;
+  }
+
+  private edit(text: string): FileEdit {
+    return { file: this.target.file, text };
+  }
+
+  async controlRun(): Promise<SuiteRun> {
+    this.control ??= await this.tests.editedRun(
+      this.target.side,
+      this.testFiles,
+      this.edit(controlText(this.target.text, this.lang)),
+      this.label('control'),
+      this.capMs,
+    );
+    return this.control;
+  }
+
+  /** The tests of the control run that failed when only a comment changed, but pass on the file as it is. */
+  async reactsToText(): Promise<string[]> {
+    const control = await this.controlRun();
+    const failed = control.tests.filter(
+      (t) => !passed(t) && t.status !== 'skipped' && t.status !== 'xfailed',
+    );
+    if (failed.length === 0) return [];
+    const plain = await this.tests.editedRun(
+      this.target.side,
+      this.testFiles,
+      undefined,
+      this.label('plain'),
+      this.capMs,
+    );
+    const again = await this.tests.editedRun(
+      this.target.side,
+      this.testFiles,
+      this.edit(controlText(this.target.text, this.lang)),
+      this.label('control'),
+      this.capMs,
+    );
+    const passedPlain = new Set(plain.tests.filter(passed).map((t) => t.id));
+    const failedAgain = new Set(again.tests.filter((t) => !passed(t)).map((t) => t.id));
+    return failed
+      .map((t) => t.id)
+      .filter((id) => passedPlain.has(id) && failedAgain.has(id))
+      .sort();
+  }
+
+  async mutant(m: Mutant): Promise<SideVerdict> {
+    const control = await this.controlRun();
+    if (!control.tests.some(passed)) return { status: 'unreached' };
+    let run: SuiteRun;
+    try {
+      run = await this.tests.editedRun(
+        this.target.side,
+        this.testFiles,
+        this.edit(applyMutant(this.target.text, m)),
+        this.label('mutant'),
+        mutantTimeout(control, this.capMs),
+      );
+    } catch (err) {
+      const how = brokenRun(err);
+      if (how === undefined) throw err;
+      return verdict(control, { error: how });
+    }
+    return verdict(control, run);
+  }
+}
+
+async function probeFiles(ctx: LayerContext, targets: ReturnType<typeof probeTargets>): Promise<ProbeFile[]> {
+  const hunks = await ctx.hunks();
+  const out: ProbeFile[] = [];
+  for (const t of targets) {
+    const head = await ctx.head.readCommitted(t.file);
+    if (head === undefined) continue;
+    const base = t.baseFile !== undefined ? await ctx.base.readCommitted(t.baseFile) : undefined;
+    const lines = changedLines(hunks, t.file);
+    out.push({
+      file: t.file,
+      ...(t.baseFile !== undefined && base !== undefined ? { baseFile: t.baseFile } : {}),
+      lang: t.lang,
+      head,
+      ...(base !== undefined ? { base } : {}),
+      headLines: lines.head,
+      baseLines: base !== undefined ? lines.base : [],
+    });
+  }
+  return out;
+}
+
+const notRun: SideVerdict = { status: 'not-run' };
+
+function resultOf(m: Mutant, base: SideVerdict, head: SideVerdict): MutantResult {
+  return {
+    id: m.id,
+    operator: m.operator,
+    line: m.line,
+    original: m.original,
+    mutated: m.mutated,
+    base,
+    head,
+  };
+}
+
+async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: MutationPart; note: string }> {
+  const cfg = ctx.config.mutation as NonNullable<LayerContext['config']['mutation']>;
+  const testsCfg = ctx.config.tests as NonNullable<LayerContext['config']['tests']>;
+  const targets = probeTargets(ctx.changes, testSideFor(ctx.config, ctx.overlay.named).isTestPath);
+  const empty: MutationPart = { testFiles: [], scope: 'affected', functions: [], skipped: 0, defeats: [] };
+  if (targets.length === 0)
+    return {
+      part: empty,
+      note: 'the patch changed no production file the probe reads (TypeScript, JavaScript, Python)',
+    };
+  const files = await probeFiles(ctx, targets);
+  let n = 0;
+  const { functions, errors } = await planFunctions(files, {
+    ts: requireTypescript,
+    runPython: (texts, settings) =>
+      parsePythonTexts({
+        sandbox: ctx.sandbox,
+        logDir: ctx.logDir,
+        label: `mutation-mutants-${++n}`,
+        script: PYTHON_MUTANTS_PATH,
+        python: 'python3',
+        signal: ctx.signal,
+        texts,
+        settings,
+      }),
+  });
+  const headError = errors.find((e) => e.side === 'head');
+  // The head's copy passed the base's tests, so it parses where they run: a parser that cannot read it
+  // leaves the probe blind, which is no pass.
+  if (headError)
+    throw new Error(`the mutation probe could not parse ${headError.file} of the head: ${headError.error}`);
+  const { chosen, skipped } = chooseProbe(functions, cfg.maxMutants);
+  const withMutants = functions.filter((f) => f.head.some((m) => chosen.has(probeKey(f, m))));
+  if (withMutants.length === 0)
+    return {
+      part: { ...empty, skipped },
+      note: `no mutant in the ${functions.length} changed function(s) (only module code, declarations or logging changed)`,
+    };
+
+  const overlayRun = await tests.overlayRun();
+  const probed = new Set(withMutants.map((f) => f.file));
+  const scope = await scopeOfPatch(ctx, overlayRun, LAYER, {
+    ...(ctx.overlay.tree ? { tree: ctx.overlay.tree } : {}),
+    changes: ctx.changes.filter((c) => probed.has(c.path)),
+  });
+  const testFiles = scope.probed.map((p) => p.file);
+  const reached = scope.mode === 'all' || testFiles.length > 0;
+  const tally = new ProgressTally(ctx.progress, 'mutants');
+  const defeats: Defeat[] = [];
+  const results: FunctionResult[] = [];
+  const byFile = new Map<string, ProbeFunction[]>();
+  for (const f of withMutants) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
+  const textOf = new Map(files.map((f) => [f.file, f]));
+
+  for (const [file, fns] of byFile) {
+    const pf = textOf.get(file) as ProbeFile;
+    const lang = pf.lang;
+    const picked = (f: ProbeFunction) => f.head.filter((m) => chosen.has(probeKey(f, m)));
+    const runsFor = (f: ProbeFunction) => picked(f).filter((m) => f.base.has(m.id)).length + picked(f).length;
+    if (!reached) {
+      for (const f of fns)
+        results.push({
+          file,
+          function: f.key,
+          changed: f.changed,
+          onBase: f.onBase,
+          skipped: f.head.length - picked(f).length,
+          mutants: picked(f).map((m) =>
+            resultOf(m, f.base.has(m.id) ? { status: 'unreached' } : notRun, { status: 'unreached' }),
+          ),
+        });
+      continue;
+    }
+    tally.expect(fns.reduce((k, f) => k + runsFor(f), 0) + 2);
+    // The overlay's copy of a file is the head's unless it is one of the overlay's mixed files.
+    const overlayText = await ctx.overlay.readCommitted(file);
+    const select = scope.mode === 'all' ? undefined : testFiles;
+    const head = new SideRunner(
+      tests,
+      { side: 'overlay', file, text: pf.head },
+      lang,
+      select,
+      testsCfg.timeoutMs,
+      `mutation-overlay-${results.length + 1}`,
+    );
+    const base =
+      pf.base !== undefined
+        ? new SideRunner(
+            tests,
+            { side: 'base', file: pf.baseFile ?? file, text: pf.base },
+            lang,
+            select,
+            testsCfg.timeoutMs,
+            `mutation-base-${results.length + 1}`,
+          )
+        : undefined;
+    if (overlayText !== pf.head) {
+      defeats.push({
+        file,
+        why: "the overlay's copy of the file is not the head's (a mixed file): it cannot be mutated alone",
+      });
+      continue;
+    }
+    let reacting: string[];
+    try {
+      reacting = await head.reactsToText();
+    } catch (err) {
+      if (!(err instanceof EditRefused)) throw err;
+      defeats.push({ file, why: err.message });
+      continue;
+    }
+    tally.finish(1);
+    if (reacting.length > 0) {
+      defeats.push({
+        file,
+        why: `${reacting.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
+        tests: reacting.slice(0, 10),
+      });
+      continue;
+    }
+    if (base) {
+      await base.controlRun();
+      tally.finish(1);
+    }
+    try {
+      for (const f of fns) {
+        const mutants = picked(f);
+        const verdicts = new Map<string, { base: SideVerdict; head: SideVerdict }>();
+        for (const m of mutants) {
+          const onBase = f.base.get(m.id);
+          const b = onBase && base ? await base.mutant(onBase) : notRun;
+          if (onBase && base) tally.finish(1);
+          verdicts.set(m.id, { base: b, head: notRun });
+        }
+        // On the head: every mutant the base also has (the comparison needs each), then the new ones
+        // until one is killed (one kill is all "seen" asks for).
+        let seen = false;
+        const order = [
+          ...mutants.filter((m) => f.base.has(m.id)),
+          ...mutants.filter((m) => !f.base.has(m.id)),
+        ];
+        for (const m of order) {
+          const v = verdicts.get(m.id) as { base: SideVerdict; head: SideVerdict };
+          if (!f.base.has(m.id) && seen) {
+            tally.finish(1);
+            continue;
+          }
+          v.head = await head.mutant(m);
+          tally.finish(1);
+          if (v.head.status === 'killed') seen = true;
+        }
+        results.push({
+          file,
+          function: f.key,
+          changed: f.changed,
+          onBase: f.onBase,
+          skipped: f.head.length - mutants.length,
+          mutants: mutants.map((m) => {
+            const v = verdicts.get(m.id) as { base: SideVerdict; head: SideVerdict };
+            return resultOf(m, v.base, v.head);
+          }),
+        });
+      }
+    } catch (err) {
+      if (!(err instanceof EditRefused)) throw err;
+      defeats.push({ file, why: err.message });
+    }
+  }
+  const part: MutationPart = { testFiles, scope: scope.mode, functions: results, skipped, defeats };
+  const ran = results.reduce((k, f) => k + f.mutants.length, 0);
+  const note = `${ran} mutant(s) of ${results.length} changed function(s) against ${scope.mode === 'all' ? 'every test file' : `${testFiles.length} base test file(s)`}${skipped > 0 ? `; ${skipped} more over the budget (mutation.maxMutants ${cfg.maxMutants})` : ''}`;
+  return { part, note };
+}
+
+interface MutationShardPart {
+  probe: MutationPart;
+  unseen: 'warn' | 'reject';
+  note: string;
+}
+
+function outcomeOf(part: MutationPart, unseen: 'warn' | 'reject', note: string): LayerOutcome {
+  return {
+    findings: judgeProbe(part, unseen),
+    note,
+    artifacts: [{ name: MUTATION_ARTIFACT, content: mutationArtifact(part) }],
+  };
+}
+
+export const mutationLayer: Layer = {
+  name: LAYER,
+  runsHeadCode: true,
+  onlyAfterClean: true,
+  enabled: switchOf(LAYER),
+  contractFiles: () => [],
+  async run(ctx: LayerContext): Promise<LayerOutcome> {
+    const cfg = ctx.config.mutation;
+    if (!cfg || !ctx.tests) return { findings: [] };
+    const { part, note } = await probe(ctx, ctx.tests);
+    const outcome = outcomeOf(part, cfg.unseen, note);
+    return ctx.shard
+      ? { ...outcome, part: { probe: part, unseen: cfg.unseen, note } satisfies MutationShardPart }
+      : outcome;
+  },
+  // Every shard runs every mutant against its share of the tests: a mutant is killed when any share's tests
+  // kill it, so the parts put together are what one run of every test gives.
+  shards: whenParts((parts) => {
+    const mine = parts.map((p) => p.part as MutationShardPart);
+    const first = mine[0] as MutationShardPart;
+    const merged = mergeMutationParts(mine.map((p) => p.probe));
+    return outcomeOf(merged, first.unseen, first.note);
+  }),
+};
