@@ -7,6 +7,7 @@ import { findingsSection } from './html/findings.js';
 import { fixtureDiffSection } from './html/fixture-diff.js';
 import { freezesSection } from './html/freezes.js';
 import { heatmapSection } from './html/heatmap.js';
+import { mutationSection } from './html/mutation.js';
 import { contentSecurityPolicy, pageHead } from './html/page.js';
 import { seedsSection } from './html/seeds.js';
 import { layersSection, verdictReason, verdictSection } from './html/verdict.js';
@@ -21,6 +22,7 @@ const TOC: [string, string][] = [
   ['hits', 'hit matrix'],
   ['fixtures', 'changed fixtures'],
   ['claims', 'claim matrix'],
+  ['mutation', 'mutation probe'],
   ['freezes', 'freezes'],
   ['seeds', 'seed replays'],
   ['findings', 'findings'],
@@ -42,6 +44,7 @@ export function renderHtml(card: Scorecard, artifacts: readonly Artifact[] = [])
     ['hits', heatmapSection(inputs.hits)],
     ['fixtures', fixtureDiffSection(card.findings)],
     ['claims', claimsSection(inputs.claims)],
+    ['mutation', mutationSection(inputs.mutation)],
     ['freezes', freezesSection(card.frozen, inputs.claims, card.findings, card.today)],
     ['seeds', seedsSection(inputs.seeds)],
     ['findings', findingsSection(card.findings, card.overrides)],

@@ -122,7 +122,10 @@ describe(
       expect(mutantLogs.length).toBeGreaterThan(2);
       for (const l of mutantLogs)
         expect(readFileSync(repo.path(`.patchgate/out/tests/${l}`), 'utf8')).not.toContain('test_shout');
-      // The gate's checkouts are put back: the user's tree is the patch as written, untouched.
+      // The report's section shows the function, base and head side by side.
+    const html = readFileSync(repo.path('.patchgate/out/report.html'), 'utf8');
+    expect(html).toMatch(/<section id="mutation"[\s\S]*<code>total<\/code>[\s\S]*kill surface shrank/);
+    // The gate's checkouts are put back: the user's tree is the patch as written, untouched.
       expect(readFileSync(repo.path('src/shop/cart.py'), 'utf8')).toContain('return _Sum(result)');
     });
 

@@ -60,9 +60,40 @@ export interface SeedReplayReport {
   counts: SeedCount[];
 }
 
+/** A mutant of mutation.json: what the base's tests did to it on each side. */
+export interface MutantRow {
+  id: string;
+  operator: string;
+  line?: number;
+  original: string;
+  mutated: string;
+  base: string;
+  head: string;
+  baseBy: string[];
+  headBy: string[];
+}
+
+export interface MutationFunctionRow {
+  file: string;
+  function: string;
+  changed: number[];
+  onBase: boolean;
+  skipped: number;
+  mutants: MutantRow[];
+}
+
+export interface MutationReport {
+  scope: string;
+  testFiles: string[];
+  skipped: number;
+  defeats: { file: string; why: string }[];
+  functions: MutationFunctionRow[];
+}
+
 export interface ReportInputs {
   hits: Partial<Record<HitSide, HitRow[]>>;
   claims?: ClaimsReport;
+  mutation?: MutationReport;
   seeds: SeedReplayReport[];
   /** Artifacts that were present but could not be read. */
   unreadable: string[];
@@ -176,6 +207,56 @@ function seedReport(name: string, v: unknown): SeedReplayReport | undefined {
   return { name, tape: str(v.tape) ?? '', replays, counts };
 }
 
+function verdictOf(v: unknown): { status: string; by: string[] } {
+  return isObject(v)
+    ? { status: str(v.status) ?? 'unknown', by: strings(v.by) }
+    : { status: 'unknown', by: [] };
+}
+
+function mutationReport(v: unknown): MutationReport | undefined {
+  if (!isObject(v) || !Array.isArray(v.functions)) return undefined;
+  const functions: MutationFunctionRow[] = [];
+  for (const f of v.functions) {
+    if (!isObject(f)) continue;
+    const mutants: MutantRow[] = [];
+    for (const m of Array.isArray(f.mutants) ? f.mutants : []) {
+      if (!isObject(m)) continue;
+      const base = verdictOf(m.base);
+      const head = verdictOf(m.head);
+      const line = num(m.line);
+      mutants.push({
+        id: str(m.id) ?? '',
+        operator: str(m.operator) ?? '',
+        ...(line !== undefined ? { line } : {}),
+        original: str(m.original) ?? '',
+        mutated: str(m.mutated) ?? '',
+        base: base.status,
+        head: head.status,
+        baseBy: base.by,
+        headBy: head.by,
+      });
+    }
+    functions.push({
+      file: str(f.file) ?? '',
+      function: str(f.function) ?? '',
+      changed: Array.isArray(f.changed) ? f.changed.filter((x): x is number => num(x) !== undefined) : [],
+      onBase: f.onBase === true,
+      skipped: num(f.skipped) ?? 0,
+      mutants,
+    });
+  }
+  const defeats = (Array.isArray(v.defeats) ? v.defeats : []).flatMap((d) =>
+    isObject(d) ? [{ file: str(d.file) ?? '', why: str(d.why) ?? '' }] : [],
+  );
+  return {
+    scope: str(v.scope) ?? '',
+    testFiles: strings(v.testFiles),
+    skipped: num(v.skipped) ?? 0,
+    defeats,
+    functions,
+  };
+}
+
 const HIT_FILES: Record<string, HitSide> = {
   'hit_report.base.json': 'base',
   'hit_report.head.json': 'head',
@@ -189,7 +270,8 @@ export function readArtifacts(artifacts: readonly Artifact[]): ReportInputs {
     const side = HIT_FILES[a.name];
     const isClaims = a.name === 'claims.json';
     const isSeeds = /^seed_replay(\.[a-z]+)?\.json$/.test(a.name);
-    if (!side && !isClaims && !isSeeds) continue;
+    const isMutation = a.name === 'mutation.json';
+    if (!side && !isClaims && !isSeeds && !isMutation) continue;
     let parsed: unknown;
     try {
       parsed = JSON.parse(typeof a.content === 'string' ? a.content : a.content.join(''));
@@ -203,6 +285,10 @@ export function readArtifacts(artifacts: readonly Artifact[]): ReportInputs {
         continue;
       }
       out.hits[side] = parsed.map(hitRow).filter((r): r is HitRow => r !== undefined);
+    } else if (isMutation) {
+      const report = mutationReport(parsed);
+      if (report) out.mutation = report;
+      else out.unreadable.push(a.name);
     } else if (isClaims) {
       const report = claimsReport(parsed);
       if (report) out.claims = report;

@@ -64,6 +64,7 @@ caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
 .badge.status-warn, .badge.sev-warn { color: var(--warn); }
 .badge.status-skipped { color: var(--muted); }
 tr.layer.status-reject th, tr.layer.status-error th { color: var(--reject); }
+tr.mutant-shrank td { background: color-mix(in srgb, var(--reject) 10%, transparent); }
 .scroll { overflow-x: auto; max-width: 100%; }
 .sides { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
 .sides > .side { flex: 1 1 24rem; min-width: 0; }

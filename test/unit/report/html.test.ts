@@ -349,6 +349,75 @@ describe('renderHtml: sections follow the artifacts', () => {
     expect(freezes).toContain('<code>freeze/ledger.json#c1 (line 9)</code>');
   });
 
+  it('draws the mutation probe per changed function, base and head side by side, the shrunk mutant marked', () => {
+    const verdict = (status: string, by?: string[]) => ({ status, ...(by ? { by } : {}) });
+    const report = {
+      scope: 'affected',
+      testFiles: ['tests/test_cart.py'],
+      skipped: 3,
+      defeats: [],
+      functions: [
+        {
+          file: 'src/cart.py',
+          function: 'total',
+          changed: [5],
+          onBase: true,
+          skipped: 0,
+          mutants: [
+            {
+              id: 'a',
+              operator: 'drop-statement',
+              line: 4,
+              original: 'result += p',
+              mutated: 'pass',
+              base: verdict('killed', ['t::total']),
+              head: verdict('survived'),
+            },
+            {
+              id: 'b',
+              operator: 'raise',
+              line: 5,
+              original: 'return <b>',
+              mutated: 'raise',
+              base: verdict('killed'),
+              head: verdict('killed', ['t::total']),
+            },
+          ],
+        },
+        {
+          file: 'src/cart.py',
+          function: 'median',
+          changed: [9],
+          onBase: false,
+          skipped: 0,
+          mutants: [
+            {
+              id: 'c',
+              operator: 'raise',
+              line: 9,
+              original: 'return s',
+              mutated: 'raise',
+              base: verdict('not-run'),
+              head: verdict('survived'),
+            },
+          ],
+        },
+      ],
+    };
+    const html = renderHtml(card([]), [{ name: 'mutation.json', content: JSON.stringify(report) }]);
+    const s = section(html, 'mutation');
+    expect(html).toContain('<a href="#mutation">mutation probe</a>');
+    expect(s).toContain('1 test file of the base that reach the changed files');
+    expect(s).toContain('3 mutants over the budget');
+    expect(s).toMatch(
+      /<code>total<\/code>[\s\S]*2 killed · 0 survived[\s\S]*1 killed · 1 survived[\s\S]*kill surface shrank/,
+    );
+    expect(count(s, 'class="mutant mutant-shrank"')).toBe(1);
+    expect(s).toContain('t::total');
+    expect(s).toContain('&lt;b&gt;');
+    expect(s).toMatch(/<code>median<\/code>[\s\S]*new in the patch[\s\S]*unseen/);
+  });
+
   it('names an artifact it could not read instead of failing', () => {
     const html = renderHtml(card([]), [{ name: 'claims.json', content: '{not json' }]);
     expect(html).toContain('Could not read <code>claims.json</code>');
