@@ -33,6 +33,7 @@ describe('patchgate check (built CLI on real git repos)', () => {
       'regression:skipped',
       'test-edits:skipped',
       'stability:skipped',
+      'mutation:skipped',
       'claims:skipped',
     ]);
     expect(readFileSync(repo.path('.patchgate/out/summary.md'), 'utf8')).toContain('accept');

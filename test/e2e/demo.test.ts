@@ -100,6 +100,7 @@ describe('examples/invoice', () => {
       'regression:skipped',
       'test-edits:pass',
       'stability:skipped',
+      'mutation:skipped',
       'claims:skipped',
     ]);
   });

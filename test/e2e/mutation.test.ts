@@ -123,9 +123,9 @@ describe(
       for (const l of mutantLogs)
         expect(readFileSync(repo.path(`.patchgate/out/tests/${l}`), 'utf8')).not.toContain('test_shout');
       // The report's section shows the function, base and head side by side.
-    const html = readFileSync(repo.path('.patchgate/out/report.html'), 'utf8');
-    expect(html).toMatch(/<section id="mutation"[\s\S]*<code>total<\/code>[\s\S]*kill surface shrank/);
-    // The gate's checkouts are put back: the user's tree is the patch as written, untouched.
+      const html = readFileSync(repo.path('.patchgate/out/report.html'), 'utf8');
+      expect(html).toMatch(/<section id="mutation"[\s\S]*<code>total<\/code>[\s\S]*kill surface shrank/);
+      // The gate's checkouts are put back: the user's tree is the patch as written, untouched.
       expect(readFileSync(repo.path('src/shop/cart.py'), 'utf8')).toContain('return _Sum(result)');
     });
 
@@ -230,6 +230,60 @@ describe(
     });
   },
 );
+
+describe('the mutation probe on a sharded check', { timeout: 300_000 }, () => {
+  it('each shard runs every mutant against its share of the tests; the merge judges them as one run', async () => {
+    const repo = shop(
+      {},
+      {
+        'tests/test_more.py':
+          'from shop.cart import total\n\n\ndef test_total_empty():\n    assert total([]) == 0\n',
+      },
+    );
+    repo.write({
+      'src/shop/cart.py': CART.replace(
+        '    result = 0\n    for p in prices:\n        result += p\n    return result\n',
+        '    try:\n        result = 0\n        for p in prices:\n            result += p\n        return result\n    except Exception:\n        return sum(prices)\n',
+      ),
+    });
+    const outs = [1, 2].map((i) => repo.path(`.patchgate/shard-${i}`));
+    for (const [i, out] of outs.entries())
+      await runCli(
+        [
+          'check',
+          '--base',
+          'main',
+          '--today',
+          '2026-12-01',
+          '--out',
+          out,
+          '--shard',
+          `${i + 1}/2`,
+          '--quiet',
+        ],
+        {
+          cwd: repo.dir,
+        },
+      );
+    const merged = repo.path('.patchgate/merged');
+    const r = await runCli(
+      ['merge', ...outs.map((o) => path.join(o, 'part.json')), '--out', merged, '--quiet'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    const card = readScorecard(merged, r);
+    expect(card.verdict).toBe('reject');
+    const shrank = card.findings.find((f) => f.code === 'KILL_SURFACE_SHRANK');
+    expect(shrank?.evidence).toMatchObject({
+      function: 'total',
+      mutants: [{ operator: 'raise', original: 'return result' }],
+    });
+    const report = JSON.parse(readFileSync(path.join(merged, 'mutation.json'), 'utf8')) as MutationReport;
+    // Both shards' test files judged the mutants: together, every test file of the base that reaches cart.py.
+    expect(report.testFiles).toEqual(['tests/test_cart.py', 'tests/test_more.py']);
+  });
+});
 
 describe('the mutation probe on vitest', { timeout: 300_000 }, () => {
   it('rejects an always-equal result in TypeScript the base tests used to check', async () => {

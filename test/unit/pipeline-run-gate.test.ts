@@ -37,6 +37,7 @@ describe('runGate', () => {
       'regression:skipped',
       'test-edits:skipped',
       'stability:skipped',
+      'mutation:skipped',
       'claims:skipped',
       'boom:error',
     ]);

@@ -93,7 +93,7 @@ describe('config loading', () => {
       [
         'patchgate.config.json:3:14: fixtures.roots: expected at least 1 item(s), got a list.',
         'patchgate.config.json:4:13: fixtures.lock: expected a string, got the number 7.',
-        "patchgate.config.json:6:3: extra: unknown key 'extra'; expected only '$schema', 'contracts', 'fixtures', 'hits', 'seeds', 'tests', 'signatures', 'stability', 'claims', 'sandbox', 'limits'.",
+        "patchgate.config.json:6:3: extra: unknown key 'extra'; expected only '$schema', 'contracts', 'fixtures', 'hits', 'seeds', 'tests', 'signatures', 'stability', 'mutation', 'claims', 'sandbox', 'limits'.",
       ],
     ],
     [
