@@ -43,6 +43,14 @@ export function parseScript(ts: typeof TS, file: string, text: string): TS.Sourc
   return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, scriptKind(ts, file));
 }
 
+/**
+ * The parser's own syntax errors of a tree. `parseDiagnostics` is not in the
+ * public typings, but every release of the compiler has it.
+ */
+export function syntaxErrors(sf: TS.SourceFile): readonly TS.Diagnostic[] {
+  return (sf as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics ?? [];
+}
+
 /** An expression past parentheses, `as`, `satisfies`, `<T>` casts and `!`. */
 export function unwrapExpression(ts: typeof TS, e: TS.Expression): TS.Expression {
   let x = e;

@@ -25,7 +25,7 @@
  *   the function it is written in).
  */
 import type TS from 'typescript';
-import { parseScript, unwrapExpression } from '../../util/typescript.js';
+import { parseScript, syntaxErrors, unwrapExpression } from '../../util/typescript.js';
 
 import {
   type FunctionSite,
@@ -225,6 +225,18 @@ function constantFor(ts: typeof TS, n: TS.Expression): string {
 }
 
 /**
+ * Whether the file still parses with the mutant in. Only a new `<` or `>` can
+ * break it: `a < (b > (c))` reads to TypeScript as a call with type
+ * arguments, so such a flip is made only where the result parses (a mutant
+ * that does not compile is killed on both sides and tells nothing).
+ */
+function stillParses(p: Parsed, fileName: string, m: RawMutant): boolean {
+  if (!/[<>]/.test(m.replacement)) return true;
+  const out = p.text.slice(0, m.start) + m.replacement + p.text.slice(m.end);
+  return syntaxErrors(parseScript(p.ts, fileName, out)).length <= syntaxErrors(p.sf).length;
+}
+
+/**
  * The mutants of the function `key` of `text` (see {@link touchedFunctions}
  * for the keys), in source order. Empty when the function is not there.
  */
@@ -301,5 +313,8 @@ export function mutantsOf(ts: typeof TS, text: string, fileName: string, key: st
     ts.forEachChild(n, visit);
   };
   visit(fn.node);
-  return withIds(key, raw);
+  return withIds(
+    key,
+    raw.filter((m) => stillParses(p, fileName, m)),
+  );
 }

@@ -10,6 +10,7 @@
  * `vi.stubGlobal`, writes to the globals, `fc.configureGlobal`).
  */
 import type TS from 'typescript';
+import { parseScript, syntaxErrors } from '../../util/typescript.js';
 import type {
   Assertion,
   ExampleCount,
@@ -81,18 +82,10 @@ const CONSTANT_FNS = new Set(['constant', 'constantFrom']);
 const WRAPPERS = new Set(['filter', 'map', 'chain', 'noShrink', 'noBias']);
 const NO_ARG_SKIP = new Set(['skip']);
 
-function kindFor(ts: typeof TS, file: string): TS.ScriptKind {
-  if (/\.[cm]?tsx$/.test(file)) return ts.ScriptKind.TSX;
-  if (/\.[cm]?ts$/.test(file)) return ts.ScriptKind.TS;
-  if (/\.jsx$/.test(file)) return ts.ScriptKind.JSX;
-  return ts.ScriptKind.JS;
-}
-
 /** Reads one file's facts; a file the compiler cannot parse is `ok: false` with its first error. */
 export function jsFacts(ts: typeof TS, file: string, text: string): FileReading {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kindFor(ts, file));
-  // The parser's own syntax errors; `parseDiagnostics` is not in the public typings, but every release has it.
-  const diag = (sf as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics?.[0];
+  const sf = parseScript(ts, file, text);
+  const diag = syntaxErrors(sf)[0];
   if (diag) {
     const line = diag.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(diag.start).line + 1;
     return { ok: false, error: ts.flattenDiagnosticMessageText(diag.messageText, ' '), line };

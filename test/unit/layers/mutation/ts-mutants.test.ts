@@ -120,6 +120,21 @@ describe('mutantsOf', () => {
     expect(keys(ms)).toEqual(['drop-statement: this.x = 1; → ;']);
   });
 
+  it('makes no comparison flip that TypeScript would read as type arguments, and keeps the one that parses', () => {
+    // `a < (b > (c))` parses as a call `a<(b>(c))…` with a type argument list, not as two comparisons.
+    const src = 'function f(a: any, b: any, c: any) {\n  return a < (b <= (c));\n}\n';
+    const flips = mutantsOf(ts, src, 'f.ts', 'f')
+      .filter((m) => m.operator === 'flip-comparison')
+      .map((m) => m.mutated);
+    expect(flips).toEqual(['a >= (b <= (c))']);
+  });
+
+  it('still flips comparisons in a file that had syntax errors before the mutant', () => {
+    const src = 'function f(a: number) {\n  return a > 1;\n}\nconst broken = ;\n';
+    const flips = mutantsOf(ts, src, 'f.ts', 'f').filter((m) => m.operator === 'flip-comparison');
+    expect(flips.map((m) => m.mutated)).toEqual(['a <= 1']);
+  });
+
   it('gives no mutant of a function that is not there', () => {
     expect(mutantsOf(ts, INVOICE, 'src/invoice.ts', 'Invoice.missing')).toEqual([]);
   });
