@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The TypeScript example (fixtures, hits) and the Python one (pytest, signatures, stability).
-const EXAMPLES = ['invoice', 'python-invoice'];
+const EXAMPLES = ['invoice', 'python-invoice', 'python-cart'];
 // Freeze rows expire; the demo judges them on a fixed day so it gives the same answer every day.
 const TODAY = '2026-12-01';
 const cli = path.join(repoRoot, 'dist', 'cli', 'bin.js');

@@ -320,6 +320,44 @@ describe('examples/python-invoice claim matrix (claims/invoice.yaml, freeze/ledg
   });
 });
 
+describe('examples/python-cart (the mutation probe on real pytest)', () => {
+  const shrank = (name: string) => demoCard(name).findings.filter((f) => f.code === 'KILL_SURFACE_SHRANK');
+
+  it('01-always-equal-total: mutants of total() the base killed survive on the head, with the tests that killed them', () => {
+    const found = shrank('python-cart/01-always-equal-total');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.evidence).toMatchObject({
+      file: 'cart.py',
+      function: 'total',
+      mutants: expect.arrayContaining([
+        expect.objectContaining({
+          operator: 'drop-statement',
+          killedOnBaseBy: expect.arrayContaining([expect.stringContaining('test_total')]),
+        }),
+      ]),
+    });
+    const html = readFileSync(path.join(reports, 'python-cart/01-always-equal-total/report.html'), 'utf8');
+    expect(html).toContain('Mutation probe');
+  });
+
+  it('02-swallowed-errors: the raise mutant is killed on the base and swallowed on the head', () => {
+    expect(shrank('python-cart/02-swallowed-errors')[0]?.evidence).toMatchObject({
+      function: 'total',
+      mutants: [expect.objectContaining({ operator: 'raise', original: 'return result' })],
+    });
+  });
+
+  it('03-honest-refactor keeps its kill surface; 04-untested-helper is unseen, as a warning', () => {
+    expect(demoCard('python-cart/03-honest-refactor').findings.map((f) => f.code)).not.toContain(
+      'CHANGED_CODE_UNSEEN',
+    );
+    const unseen = demoCard('python-cart/04-untested-helper').findings.filter(
+      (f) => f.code === 'CHANGED_CODE_UNSEEN',
+    );
+    expect(unseen.map((f) => [f.severity, f.evidence.function])).toEqual([['warn', 'average_price']]);
+  });
+});
+
 describe('npm run demo (scripts/demo.mjs)', () => {
   it('judges every sample patch as its header expects, leaves reports and cleans its temp repos up', () => {
     const r = demo;
@@ -348,14 +386,22 @@ describe('npm run demo (scripts/demo.mjs)', () => {
       'python-invoice/09-example-test-as-property',
       'python-invoice/10-blocked-freeze',
       'python-invoice/11-corpus-rewritten',
+      'python-cart/01-always-equal-total',
+      'python-cart/02-swallowed-errors',
+      'python-cart/03-honest-refactor',
+      'python-cart/04-untested-helper',
     ];
+    const accepted = ['invoice/01-benign', 'python-invoice/01-benign-with-frozen-flake'].concat(
+      'python-cart/03-honest-refactor',
+      'python-cart/04-untested-helper',
+    );
     const verdicts = names.map((name) => {
       const row = summary.split('\n').find((l) => l.startsWith(`${name} `));
       const cells = (row ?? '').split(/ {2,}/);
       expect(cells.at(-1), row).toBe('ok');
       return cells[2]?.split(' ')[0];
     });
-    expect(verdicts).toEqual(names.map((n) => (n.includes('/01-benign') ? 'accept' : 'reject')));
+    expect(verdicts).toEqual(names.map((n) => (accepted.includes(n) ? 'accept' : 'reject')));
     expect(summary).toContain(`all ${names.length} verdicts as expected`);
 
     // The filtered generator hides the bug from the seed; the tape's stored counterexample still finds it.
