@@ -12,7 +12,8 @@ import type { MutationOperator } from './mutant.js';
  * that passes with the file unchanged failed, errored or vanished, or the run
  * timed out or crashed (`how`); `survived`: every such test passed;
  * `unreached`: no selected test passes with the file unchanged; `not-run`:
- * not needed (its function was already seen on this shard) or not there.
+ * not there, or not needed (on the base: the head's code killed it, so it
+ * cannot be a shrink; on the head: a new mutant after its function was seen).
  */
 export interface SideVerdict {
   status: 'killed' | 'survived' | 'unreached' | 'not-run';
@@ -28,6 +29,8 @@ export interface MutantResult {
   line: number;
   original: string;
   mutated: string;
+  /** The same mutant exists on the base (its function kept that code). */
+  onBase: boolean;
   base: SideVerdict;
   head: SideVerdict;
 }

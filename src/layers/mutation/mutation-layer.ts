@@ -8,9 +8,12 @@
  *
  * A mutant is a text edit the gate makes to one file of its own checkout
  * for one run (TestSession.editedRun); the gate's mutation code never runs in
- * a head process. Every run is judged against a control run of the same
- * tests with the file edited too, by a comment only: what fails there
- * already is no mutant's doing, and a head whose tests fail on that alone
+ * a head process. Each mutant runs first on the overlay, judged against the
+ * run of the base's tests on the head's code the earlier layers made; only a
+ * mutant that survives there runs on the base, judged against a control run
+ * with the file edited by a comment only (a mutant the head's code is seen
+ * to break cannot be a shrink). A kill on the head is trusted only after a
+ * control on the head: a head whose tests fail when only a comment is added
  * reacts to its own text (MUTATION_PROBE_DEFEATED), which would make every
  * mutant look killed.
  */
@@ -20,7 +23,9 @@ import { testSideFor } from '../../overlay/test-side.js';
 import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import { TestRunError } from '../../runners/tests/errors.js';
 import { EditRefused } from '../../runners/tests/file-edit.js';
+import { testFileOf } from '../../runners/tests/presets.js';
 import type { FileEdit, SuiteRun, TestSession } from '../../runners/tests/session.js';
+import { pushAll } from '../../util/arrays.js';
 import { requireTypescript } from '../../util/typescript.js';
 import { ProgressTally } from '../progress.js';
 import { whenParts } from '../shard-merge.js';
@@ -59,19 +64,24 @@ function controlText(text: string, lang: ProbeFunction['lang']): string {
 
 const passed = (t: TestOutcome) => t.status === 'passed' || t.status === 'flaky';
 
-/** A mutant's run against its control: which of the control's passing tests no longer pass. */
-function verdict(control: SuiteRun, run: SuiteRun | { error: SideVerdict['how'] }): SideVerdict {
-  const watched = new Set(control.tests.filter(passed).map((t) => t.id));
-  if (watched.size === 0) return { status: 'unreached' };
-  if ('error' in run) return { status: 'killed', how: run.error };
+/**
+ * The tests a run with the file edited is judged by: those that passed
+ * with the file as it is (`baseline`), within the run's files (`inRun`: true
+ * when the test's file is selected, undefined when its id does not say).
+ */
+interface Watch {
+  baseline: SuiteRun;
+  inRun: (t: TestOutcome) => boolean | undefined;
+}
+
+/** The watched tests that a run failed, errored or lost (a lost test counts only when its file was run). */
+function caught(watch: Watch, run: SuiteRun): TestOutcome[] {
   const now = new Map(run.tests.map((t) => [t.id, t]));
-  const by = [...watched].filter((id) => {
-    const t = now.get(id);
-    return t === undefined || !passed(t);
+  return watch.baseline.tests.filter((t) => {
+    if (!passed(t) || watch.inRun(t) === false) return false;
+    const after = now.get(t.id);
+    return after === undefined ? watch.inRun(t) === true : !passed(after);
   });
-  return by.length > 0
-    ? { status: 'killed', how: 'failed', by: by.sort().slice(0, 5) }
-    : { status: 'survived' };
 }
 
 /** How a run that broke counts: a timeout, a crash or a cap is a kill (as Stryker counts a timeout). */
@@ -83,9 +93,9 @@ function brokenRun(err: unknown): SideVerdict['how'] | undefined {
   return undefined;
 }
 
-/** A mutant's run may take a few times as long as its control, no less than 10 s, no more than the config's. */
-function mutantTimeout(control: SuiteRun, cap: number): number {
-  return Math.min(cap, Math.max(10_000, 3 * control.run.durationMs + 5_000));
+/** A mutant's run may take a few times as long as its baseline, no less than 10 s, no more than the config's. */
+function mutantTimeout(baseline: SuiteRun, cap: number): number {
+  return Math.min(cap, Math.max(10_000, 3 * baseline.run.durationMs + 5_000));
 }
 
 interface SideTarget {
@@ -94,10 +104,19 @@ interface SideTarget {
   text: string;
 }
 
-/** Runs one side's control and mutants of one file, in its own checkout's turn. */
+/**
+ * Runs one side's mutants of one file, in its own checkout's turn, and
+ * judges each against the side's baseline: on the base, a control run of
+ * the selected tests with the file edited by a comment only (what fails
+ * there already is no mutant's doing); on the overlay, the run of the
+ * base's tests on the head's code the earlier layers made, checked
+ * afterwards by {@link SideRunner.reactsToText}.
+ */
 class SideRunner {
-  private control?: SuiteRun;
+  private watchP?: Promise<Watch>;
   private n = 0;
+  /** The test files whose tests killed a mutant here. */
+  readonly killerFiles = new Set<string>();
 
   constructor(
     private readonly tests: TestSession,
@@ -106,6 +125,7 @@ class SideRunner {
     private readonly testFiles: readonly string[] | undefined,
     private readonly capMs: number,
     private readonly labelStem: string,
+    private readonly fileOf: (t: TestOutcome) => string | undefined,
   ) {}
 
   private label(what: string): string {
@@ -116,49 +136,37 @@ class SideRunner {
     return { file: this.target.file, text };
   }
 
-  async controlRun(): Promise<SuiteRun> {
-    this.control ??= await this.tests.editedRun(
+  private control(files: readonly string[] | undefined): Promise<SuiteRun> {
+    return this.tests.editedRun(
       this.target.side,
-      this.testFiles,
+      files,
       this.edit(controlText(this.target.text, this.lang)),
       this.label('control'),
       this.capMs,
     );
-    return this.control;
   }
 
-  /** The tests of the control run that failed when only a comment changed, but pass on the file as it is. */
-  async reactsToText(): Promise<string[]> {
-    const control = await this.controlRun();
-    const failed = control.tests.filter(
-      (t) => !passed(t) && t.status !== 'skipped' && t.status !== 'xfailed',
-    );
-    if (failed.length === 0) return [];
-    const plain = await this.tests.editedRun(
-      this.target.side,
-      this.testFiles,
-      undefined,
-      this.label('plain'),
-      this.capMs,
-    );
-    const again = await this.tests.editedRun(
-      this.target.side,
-      this.testFiles,
-      this.edit(controlText(this.target.text, this.lang)),
-      this.label('control'),
-      this.capMs,
-    );
-    const passedPlain = new Set(plain.tests.filter(passed).map((t) => t.id));
-    const failedAgain = new Set(again.tests.filter((t) => !passed(t)).map((t) => t.id));
-    return failed
-      .map((t) => t.id)
-      .filter((id) => passedPlain.has(id) && failedAgain.has(id))
-      .sort();
+  private watch(): Promise<Watch> {
+    this.watchP ??= (async () => {
+      if (this.target.side === 'base')
+        return { baseline: await this.control(this.testFiles), inRun: () => true };
+      const selected = this.testFiles === undefined ? undefined : new Set(this.testFiles);
+      return {
+        baseline: await this.tests.overlayRun(),
+        inRun: (t: TestOutcome) => {
+          if (selected === undefined) return true;
+          const file = this.fileOf(t);
+          return file === undefined ? undefined : selected.has(file);
+        },
+      };
+    })();
+    return this.watchP;
   }
 
   async mutant(m: Mutant): Promise<SideVerdict> {
-    const control = await this.controlRun();
-    if (!control.tests.some(passed)) return { status: 'unreached' };
+    const watch = await this.watch();
+    if (!watch.baseline.tests.some((t) => passed(t) && watch.inRun(t) !== false))
+      return { status: 'unreached' };
     let run: SuiteRun;
     try {
       run = await this.tests.editedRun(
@@ -166,14 +174,65 @@ class SideRunner {
         this.testFiles,
         this.edit(applyMutant(this.target.text, m)),
         this.label('mutant'),
-        mutantTimeout(control, this.capMs),
+        mutantTimeout(watch.baseline, this.capMs),
       );
     } catch (err) {
       const how = brokenRun(err);
       if (how === undefined) throw err;
-      return verdict(control, { error: how });
+      return { status: 'killed', how };
     }
-    return verdict(control, run);
+    const by = caught(watch, run);
+    if (by.length === 0) return { status: 'survived' };
+    for (const t of by) {
+      const file = this.fileOf(t);
+      if (file !== undefined) this.killerFiles.add(file);
+    }
+    return {
+      status: 'killed',
+      how: 'failed',
+      by: by
+        .map((t) => t.id)
+        .sort()
+        .slice(0, 5),
+    };
+  }
+
+  /**
+   * The base tests that passed on the head's code as committed and fail when
+   * only a comment is added at the end of the file, twice, while passing
+   * without it: a head that reacts to its own text would make every mutant
+   * look killed. Run after the mutants, over the files of the tests that
+   * killed one (a head that reacts nowhere else gains nothing from it);
+   * every selected file when no test file is known.
+   */
+  async reactsToText(): Promise<string[]> {
+    const watch = await this.watch();
+    const files = this.killerFiles.size > 0 ? [...this.killerFiles].sort() : this.testFiles;
+    const within = files === undefined ? undefined : new Set(files);
+    const narrowed: Watch = {
+      baseline: watch.baseline,
+      inRun: (t) => {
+        if (within === undefined) return watch.inRun(t);
+        const file = this.fileOf(t);
+        return file === undefined ? undefined : within.has(file);
+      },
+    };
+    const failed = caught(narrowed, await this.control(files));
+    if (failed.length === 0) return [];
+    const plain = await this.tests.editedRun(
+      this.target.side,
+      files,
+      undefined,
+      this.label('plain'),
+      this.capMs,
+    );
+    const again = await this.control(files);
+    const passedPlain = new Set(plain.tests.filter(passed).map((t) => t.id));
+    const failedAgain = new Set(caught(narrowed, again).map((t) => t.id));
+    return failed
+      .map((t) => t.id)
+      .filter((id) => passedPlain.has(id) && failedAgain.has(id))
+      .sort();
   }
 }
 
@@ -200,13 +259,14 @@ async function probeFiles(ctx: LayerContext, targets: ReturnType<typeof probeTar
 
 const notRun: SideVerdict = { status: 'not-run' };
 
-function resultOf(m: Mutant, base: SideVerdict, head: SideVerdict): MutantResult {
+function resultOf(m: Mutant, onBase: boolean, base: SideVerdict, head: SideVerdict): MutantResult {
   return {
     id: m.id,
     operator: m.operator,
     line: m.line,
     original: m.original,
     mutated: m.mutated,
+    onBase,
     base,
     head,
   };
@@ -262,6 +322,7 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
   const tally = new ProgressTally(ctx.progress, 'mutants');
   const defeats: Defeat[] = [];
   const results: FunctionResult[] = [];
+  const fileOf = (t: TestOutcome) => testFileOf(testsCfg.preset, t);
   const byFile = new Map<string, ProbeFunction[]>();
   for (const f of withMutants) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
   const textOf = new Map(files.map((f) => [f.file, f]));
@@ -270,7 +331,6 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
     const pf = textOf.get(file) as ProbeFile;
     const lang = pf.lang;
     const picked = (f: ProbeFunction) => f.head.filter((m) => chosen.has(probeKey(f, m)));
-    const runsFor = (f: ProbeFunction) => picked(f).filter((m) => f.base.has(m.id)).length + picked(f).length;
     if (!reached) {
       for (const f of fns)
         results.push({
@@ -280,90 +340,67 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
           onBase: f.onBase,
           skipped: f.head.length - picked(f).length,
           mutants: picked(f).map((m) =>
-            resultOf(m, f.base.has(m.id) ? { status: 'unreached' } : notRun, { status: 'unreached' }),
+            resultOf(m, f.base.has(m.id), f.base.has(m.id) ? { status: 'unreached' } : notRun, {
+              status: 'unreached',
+            }),
           ),
         });
       continue;
     }
-    tally.expect(fns.reduce((k, f) => k + runsFor(f), 0) + 2);
     // The overlay's copy of a file is the head's unless it is one of the overlay's mixed files.
-    const overlayText = await ctx.overlay.readCommitted(file);
-    const select = scope.mode === 'all' ? undefined : testFiles;
-    const head = new SideRunner(
-      tests,
-      { side: 'overlay', file, text: pf.head },
-      lang,
-      select,
-      testsCfg.timeoutMs,
-      `mutation-overlay-${results.length + 1}`,
-    );
-    const base =
-      pf.base !== undefined
-        ? new SideRunner(
-            tests,
-            { side: 'base', file: pf.baseFile ?? file, text: pf.base },
-            lang,
-            select,
-            testsCfg.timeoutMs,
-            `mutation-base-${results.length + 1}`,
-          )
-        : undefined;
-    if (overlayText !== pf.head) {
+    if ((await ctx.overlay.readCommitted(file)) !== pf.head) {
       defeats.push({
         file,
         why: "the overlay's copy of the file is not the head's (a mixed file): it cannot be mutated alone",
       });
       continue;
     }
-    let reacting: string[];
-    try {
-      reacting = await head.reactsToText();
-    } catch (err) {
-      if (!(err instanceof EditRefused)) throw err;
-      defeats.push({ file, why: err.message });
-      continue;
-    }
-    tally.finish(1);
-    if (reacting.length > 0) {
-      defeats.push({
-        file,
-        why: `${reacting.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
-        tests: reacting.slice(0, 10),
-      });
-      continue;
-    }
-    if (base) {
-      await base.controlRun();
-      tally.finish(1);
-    }
+    tally.expect(fns.reduce((k, f) => k + picked(f).length, 0));
+    const select = scope.mode === 'all' ? undefined : testFiles;
+    const side = (target: SideTarget) =>
+      new SideRunner(
+        tests,
+        target,
+        lang,
+        select,
+        testsCfg.timeoutMs,
+        `mutation-${target.side}-${results.length + 1}`,
+        fileOf,
+      );
+    const head = side({ side: 'overlay', file, text: pf.head });
+    const base =
+      pf.base !== undefined ? side({ side: 'base', file: pf.baseFile ?? file, text: pf.base }) : undefined;
+    const mine: FunctionResult[] = [];
     try {
       for (const f of fns) {
         const mutants = picked(f);
         const verdicts = new Map<string, { base: SideVerdict; head: SideVerdict }>();
-        for (const m of mutants) {
-          const onBase = f.base.get(m.id);
-          const b = onBase && base ? await base.mutant(onBase) : notRun;
-          if (onBase && base) tally.finish(1);
-          verdicts.set(m.id, { base: b, head: notRun });
-        }
-        // On the head: every mutant the base also has (the comparison needs each), then the new ones
-        // until one is killed (one kill is all "seen" asks for).
+        // The head's code first: a mutant its tests kill there cannot show a shrink, so only the head's
+        // survivors run on the base. Every mutant the base also has is needed; the new ones only until
+        // one is killed (one kill is all "seen" asks for).
         let seen = false;
         const order = [
           ...mutants.filter((m) => f.base.has(m.id)),
           ...mutants.filter((m) => !f.base.has(m.id)),
         ];
         for (const m of order) {
-          const v = verdicts.get(m.id) as { base: SideVerdict; head: SideVerdict };
-          if (!f.base.has(m.id) && seen) {
+          const onBase = f.base.get(m.id);
+          const v = { base: notRun, head: notRun };
+          verdicts.set(m.id, v);
+          if (onBase === undefined && seen) {
             tally.finish(1);
             continue;
           }
           v.head = await head.mutant(m);
           tally.finish(1);
           if (v.head.status === 'killed') seen = true;
+          if (onBase && base && v.head.status === 'survived') {
+            tally.expect(1);
+            v.base = await base.mutant(onBase);
+            tally.finish(1);
+          }
         }
-        results.push({
+        mine.push({
           file,
           function: f.key,
           changed: f.changed,
@@ -371,10 +408,24 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
           skipped: f.head.length - mutants.length,
           mutants: mutants.map((m) => {
             const v = verdicts.get(m.id) as { base: SideVerdict; head: SideVerdict };
-            return resultOf(m, v.base, v.head);
+            return resultOf(m, f.base.has(m.id), v.base, v.head);
           }),
         });
       }
+      if (mine.some((f) => f.mutants.some((m) => m.head.status === 'killed'))) {
+        tally.expect(1);
+        const reacting = await head.reactsToText();
+        tally.finish(1);
+        if (reacting.length > 0) {
+          defeats.push({
+            file,
+            why: `${reacting.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
+            tests: reacting.slice(0, 10),
+          });
+          continue;
+        }
+      }
+      pushAll(results, mine);
     } catch (err) {
       if (!(err instanceof EditRefused)) throw err;
       defeats.push({ file, why: err.message });

@@ -67,6 +67,8 @@ export interface MutantRow {
   line?: number;
   original: string;
   mutated: string;
+  /** false when the base has no such mutant; undefined in an artifact that does not say. */
+  onBase?: boolean;
   base: string;
   head: string;
   baseBy: string[];
@@ -230,6 +232,7 @@ function mutationReport(v: unknown): MutationReport | undefined {
         ...(line !== undefined ? { line } : {}),
         original: str(m.original) ?? '',
         mutated: str(m.mutated) ?? '',
+        ...(typeof m.onBase === 'boolean' ? { onBase: m.onBase } : {}),
         base: base.status,
         head: head.status,
         baseBy: base.by,

@@ -19,9 +19,16 @@ const STATUS_TEXT: Record<string, string> = {
 const count = (f: MutationFunctionRow, side: 'base' | 'head', status: string) =>
   f.mutants.filter((m) => m[side] === status).length;
 
-function verdictCell(status: string, by: readonly string[], bad: boolean): string {
+/** Why a mutant did not run on the base: it is not there, or the head's code killed it (no shrink to look for). */
+function baseText(m: MutantRow): string | undefined {
+  if (m.base !== 'not-run') return undefined;
+  if (m.onBase === false) return 'not on the base';
+  return m.head === 'killed' ? 'not needed: killed on the head' : undefined;
+}
+
+function verdictCell(status: string, by: readonly string[], bad: boolean, text?: string): string {
   const cls = status === 'killed' ? 'status-pass' : bad ? 'status-reject' : 'status-skipped';
-  return `<td><span class="badge ${cls}">${esc(STATUS_TEXT[status] ?? status)}</span>${by.length > 0 ? `<br><span class="note">${by.map((t) => esc(t)).join('<br>')}</span>` : ''}</td>`;
+  return `<td><span class="badge ${cls}">${esc(text ?? STATUS_TEXT[status] ?? status)}</span>${by.length > 0 ? `<br><span class="note">${by.map((t) => esc(t)).join('<br>')}</span>` : ''}</td>`;
 }
 
 function mutantRow(m: MutantRow): string {
@@ -30,7 +37,7 @@ function mutantRow(m: MutantRow): string {
 <td class="num">${m.line ?? ''}</td>
 <td><code>${esc(m.operator)}</code></td>
 <td><code>${longText(m.original, 80)}</code> → <code>${longText(m.mutated, 80)}</code></td>
-${verdictCell(m.base, m.baseBy, false)}
+${verdictCell(m.base, m.baseBy, false, baseText(m))}
 ${verdictCell(m.head, m.headBy, shrank)}
 </tr>`;
 }
@@ -60,7 +67,7 @@ export function mutationSection(report: MutationReport | undefined): string {
       : `${plural(report.testFiles.length, 'test file')} of the base that reach the changed files`;
   return `<section id="mutation" aria-labelledby="mutation-h">
 <h2 id="mutation-h">Mutation probe</h2>
-<p class="note">Mutants of each function the patch changed, run with ${esc(tests)}: killed on the base's code and on the head's, side by side.${report.skipped > 0 ? ` ${esc(plural(report.skipped, 'mutant'))} over the budget (mutation.maxMutants) did not run.` : ''}</p>
+<p class="note">Mutants of each function the patch changed, run with ${esc(tests)}: killed on the base's code and on the head's, side by side. A mutant the head's code kills is not run on the base: it cannot show a shrink.${report.skipped > 0 ? ` ${esc(plural(report.skipped, 'mutant'))} over the budget (mutation.maxMutants) did not run.` : ''}</p>
 ${defeats}
 ${
   report.functions.length > 0

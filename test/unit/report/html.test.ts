@@ -382,6 +382,16 @@ describe('renderHtml: sections follow the artifacts', () => {
               base: verdict('killed'),
               head: verdict('killed', ['t::total']),
             },
+            {
+              id: 'd',
+              operator: 'constant-return',
+              line: 6,
+              original: 'return result',
+              mutated: 'return 0',
+              onBase: true,
+              base: verdict('not-run'),
+              head: verdict('killed', ['t::total']),
+            },
           ],
         },
         {
@@ -397,6 +407,7 @@ describe('renderHtml: sections follow the artifacts', () => {
               line: 9,
               original: 'return s',
               mutated: 'raise',
+              onBase: false,
               base: verdict('not-run'),
               head: verdict('survived'),
             },
@@ -410,8 +421,11 @@ describe('renderHtml: sections follow the artifacts', () => {
     expect(s).toContain('1 test file of the base that reach the changed files');
     expect(s).toContain('3 mutants over the budget');
     expect(s).toMatch(
-      /<code>total<\/code>[\s\S]*2 killed · 0 survived[\s\S]*1 killed · 1 survived[\s\S]*kill surface shrank/,
+      /<code>total<\/code>[\s\S]*2 killed · 0 survived[\s\S]*2 killed · 1 survived[\s\S]*kill surface shrank/,
     );
+    // Why a base cell is empty: the head's code killed the mutant, or the base has no such mutant.
+    expect(s).toContain('not needed: killed on the head');
+    expect(s).toContain('not on the base');
     expect(count(s, 'class="mutant mutant-shrank"')).toBe(1);
     expect(s).toContain('t::total');
     expect(s).toContain('&lt;b&gt;');

@@ -14,7 +14,16 @@ const survived: SideVerdict = { status: 'survived' };
 const notRun: SideVerdict = { status: 'not-run' };
 
 function mutant(id: string, base: SideVerdict, head: SideVerdict): MutantResult {
-  return { id, operator: 'drop-statement', line: 4, original: 'result += p', mutated: 'pass', base, head };
+  return {
+    id,
+    operator: 'drop-statement',
+    line: 4,
+    original: 'result += p',
+    mutated: 'pass',
+    onBase: base.status !== 'not-run',
+    base,
+    head,
+  };
 }
 
 function fn(mutants: MutantResult[], over: Partial<FunctionResult> = {}): FunctionResult {
