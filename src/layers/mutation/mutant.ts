@@ -52,7 +52,7 @@ export interface RawMutant {
 }
 
 export interface Mutant extends RawMutant {
-  /** Same function, operator, original text and ordinal: the same mutant on either revision. */
+  /** Same function, operator, text before and after, line and ordinal: the same mutant on either revision (see withIds). */
   id: string;
   function: string;
 }
@@ -62,27 +62,34 @@ function squash(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
+/** The text of the line the edit starts on, blanks collapsed. */
+function lineAt(text: string, offset: number): string {
+  const from = text.lastIndexOf('\n', offset - 1) + 1;
+  const to = text.indexOf('\n', offset);
+  return squash(text.slice(from, to < 0 ? text.length : to));
+}
+
 /**
- * Ids for the mutants of one function: the function, the operator, the text
- * before and after (blanks collapsed) and the ordinal of that edit of that
- * text. The same edit of the same code is then the same mutant on the base
- * and on the head wherever the function kept the code, however lines moved.
- * In source order.
+ * Gives each mutant of function `fn` of `text` its id: the function, the
+ * operator, the code before and after the edit, the line it is on (blanks
+ * collapsed, so re-indenting keeps it) and the ordinal of that edit on such
+ * a line. The line is part of it so that a patch adding the same
+ * expression elsewhere in the function (`if not sensitive` in a new logging
+ * line above the old one) does not pair the new copy with the old one.
  */
-export function withIds(fn: string, raw: readonly RawMutant[]): Mutant[] {
+export function withIds(fn: string, raw: readonly RawMutant[], text: string): Mutant[] {
   const sorted = [...raw].sort(
     (a, b) => a.start - b.start || a.end - b.end || a.operator.localeCompare(b.operator),
   );
   const ordinals = new Map<string, number>();
   return sorted.map((m) => {
-    const base = `${fn}|${m.operator}|${squash(m.original)}→${squash(m.mutated)}`;
+    const base = `${fn}|${m.operator}|${squash(m.original)}→${squash(m.mutated)}|${lineAt(text, m.start)}`;
     const k = (ordinals.get(base) ?? 0) + 1;
     ordinals.set(base, k);
     return { id: `${base}|${k}`, function: fn, ...m };
   });
 }
 
-/** `text` with `m` applied. */
 export function applyMutant(text: string, m: Pick<Mutant, 'start' | 'end' | 'replacement'>): string {
   return text.slice(0, m.start) + m.replacement + text.slice(m.end);
 }

@@ -93,7 +93,7 @@ export async function pythonMutants(
       });
       continue;
     }
-    const mutants = new Map(Object.entries(a.mutants).map(([fn, list]) => [fn, withIds(fn, list)]));
+    const mutants = new Map(Object.entries(a.mutants).map(([fn, list]) => [fn, withIds(fn, list, f.text)]));
     const missing = [...mutants.keys()].find((k) => a.spans[k] === undefined);
     if (missing !== undefined) {
       out.set(f.key, { ok: false, error: `the mutant finder gave no lines for the function ${missing}` });

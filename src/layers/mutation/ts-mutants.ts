@@ -316,5 +316,6 @@ export function mutantsOf(ts: typeof TS, text: string, fileName: string, key: st
   return withIds(
     key,
     raw.filter((m) => stillParses(p, fileName, m)),
+    text,
   );
 }

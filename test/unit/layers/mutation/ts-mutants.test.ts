@@ -160,12 +160,28 @@ describe('mutantsOf', () => {
     expect(after.length).toBeGreaterThan(before.length);
   });
 
-  it('numbers the same edit of the same text apart, so two of them are two mutants', () => {
-    const src = 'function f(a: number) {\n  if (a > 1) return 1;\n  if (a > 1) return 2;\n  return 3;\n}\n';
+  it('numbers the same edit on the same line text apart, so two of them are two mutants', () => {
+    const src = 'function f(a: number) {\n  if (a > 1) g();\n  if (a > 1) g();\n  return 3;\n}\n';
     const ids = mutantsOf(ts, src, 'f.ts', 'f')
       .filter((m) => m.operator === 'flip-comparison')
       .map((m) => m.id);
-    expect(ids).toEqual(['f|flip-comparison|a > 1→a <= 1|1', 'f|flip-comparison|a > 1→a <= 1|2']);
+    expect(ids).toEqual([
+      'f|flip-comparison|a > 1→a <= 1|if (a > 1) g();|1',
+      'f|flip-comparison|a > 1→a <= 1|if (a > 1) g();|2',
+    ]);
+  });
+
+  it('does not pair the old code with the same expression the patch added on a new line above it', () => {
+    // hpack 273971b: `value if not sensitive else …` added for a log line above `… if not sensitive else …`.
+    const before = 'function add(v: string, s: boolean) {\n  const bit = !s ? 1 : 2;\n  return bit;\n}\n';
+    const after =
+      'function add(v: string, s: boolean) {\n  const shown = !s ? v : "REDACTED";\n  log(shown);\n  const bit = !s ? 1 : 2;\n  return bit;\n}\n';
+    const flip = (text: string) =>
+      mutantsOf(ts, text, 'a.ts', 'add').filter((m) => m.operator === 'flip-boolean' && m.original === '!s');
+    const [old] = flip(before);
+    const onHead = flip(after);
+    expect(onHead).toHaveLength(2);
+    expect(onHead.find((m) => m.id === old?.id)?.line).toBe(4);
   });
 });
 
