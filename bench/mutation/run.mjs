@@ -24,12 +24,12 @@
 //        [--only NAME] [--pick SHA,SHA] [--keep]
 // Nothing of these repositories is committed here; the clones live in a temp folder.
 // Needs a build first (`npm run build`); always exits 0, since it is a measurement.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
+import { cloneRepo, git, sh, tryGit } from '../lib/replay.mjs';
 import { median } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -113,34 +113,6 @@ const NOT_PRODUCTION = [
 ];
 const isProduction = (f) => SOURCE.test(f) && !NOT_PRODUCTION.some((re) => re.test(f));
 
-const ENV = { ...process.env, CI: '', NO_COLOR: '1', GITHUB_STEP_SUMMARY: '' };
-delete ENV.PATCHGATE_TESTS_OVERRIDE;
-delete ENV.FIXTURE_OVERRIDE;
-delete ENV.PATCHGATE_CONTRACTS_OVERRIDE;
-
-function sh(cmd, argv, cwd, env = {}, input) {
-  const r = spawnSync(cmd, argv, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...ENV, ...env },
-    maxBuffer: 256 * 1024 * 1024,
-    ...(input !== undefined ? { input } : {}),
-  });
-  if (r.error) throw r.error;
-  return r;
-}
-const GIT_ID = {
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-};
-function git(cwd, ...a) {
-  const r = sh('git', ['-c', 'protocol.file.allow=always', ...a], cwd, GIT_ID);
-  if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-const tryGit = (cwd, ...a) => sh('git', ['-c', 'protocol.file.allow=always', ...a], cwd, GIT_ID);
 const load = () =>
   os
     .loadavg()
@@ -148,77 +120,6 @@ const load = () =>
     .join(' ');
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const x = (r) => `${r.toFixed(2)}x`;
-
-/** Clones the repository and makes each submodule's objects available in `.git/modules` (as bench/real does). */
-function cloneRepo(name, profile, work) {
-  const dir = path.join(work, name);
-  git(work, 'clone', '-q', '--no-hardlinks', sources[name], dir);
-  const pins = {};
-  for (const [sub, spec] of Object.entries(profile.submodules)) {
-    const source = sources[spec.source];
-    if (!source) {
-      console.log(
-        `  ${name}: no source for submodule ${sub} (give ${spec.source}=PATH|URL); its tests fail alike`,
-      );
-      continue;
-    }
-    git(dir, 'config', `submodule.${sub}.url`, source);
-    tryGit(dir, 'submodule', 'update', '--init', '--', sub);
-    const modules = path.join(dir, '.git', 'modules', sub);
-    if (!fs.existsSync(modules)) continue;
-    const recorded = git(dir, 'ls-tree', 'HEAD', sub).split(/\s+/)[2];
-    const has = tryGit(modules, 'cat-file', '-e', `${recorded}^{commit}`).status === 0;
-    const commit = has ? recorded : git(modules, 'rev-parse', `origin/${spec.fallback}`);
-    // A fetched snapshot may list its largest blobs without them: a commit without those files, on top.
-    const blobs = git(modules, 'ls-tree', '-r', commit)
-      .split('\n')
-      .filter((l) => l.includes(' blob '))
-      .map((l) => ({ sha: l.split(/\s+/)[2], file: l.slice(l.indexOf('\t') + 1) }));
-    const check = sh(
-      'git',
-      ['cat-file', '--batch-check'],
-      modules,
-      {},
-      `${blobs.map((b) => b.sha).join('\n')}\n`,
-    );
-    const missing = new Set(
-      check.stdout
-        .split('\n')
-        .filter((l) => l.endsWith(' missing'))
-        .map((l) => l.split(' ')[0]),
-    );
-    let pinned = commit;
-    if (missing.size > 0) {
-      const index = path.join(modules, 'bench-index');
-      sh('git', ['read-tree', commit], modules, { GIT_INDEX_FILE: index });
-      const gone = blobs.filter((b) => missing.has(b.sha)).map((b) => b.file);
-      sh(
-        'git',
-        ['update-index', '--force-remove', '-z', '--stdin'],
-        modules,
-        { GIT_INDEX_FILE: index },
-        `${gone.join('\0')}\0`,
-      );
-      const tree = sh('git', ['write-tree'], modules, { GIT_INDEX_FILE: index }).stdout.trim();
-      pinned = git(
-        modules,
-        'commit-tree',
-        tree,
-        '-p',
-        commit,
-        '-m',
-        'bench: without the blobs the snapshot lacks',
-      );
-      fs.rmSync(index, { force: true });
-    }
-    pins[sub] = pinned;
-    if (pinned !== recorded)
-      console.log(
-        `  ${name}: ${sub} pinned to ${pinned.slice(0, 12)} (${has ? recorded.slice(0, 12) : `${spec.fallback} of ${source}; the recorded ${recorded.slice(0, 12)} is not there`}${missing.size > 0 ? `, ${missing.size} blobs the snapshot lacks left out` : ''})`,
-      );
-  }
-  return { dir, pins };
-}
 
 /** The most recent commits that change production code (or the --pick ones), and why others are left out. */
 function pickCommits(dir, profile) {
@@ -409,7 +310,7 @@ try {
       continue;
     }
     console.log(`\n${name} (${sources[name]})`);
-    const { dir, pins } = cloneRepo(name, profile, work);
+    const { dir, pins } = cloneRepo(name, profile.submodules, sources, work);
     const { picked, skipped } = pickCommits(dir, profile);
     for (const k of skipped) console.log(`  left out ${k}`);
     perRepo[name] = [];
@@ -526,7 +427,7 @@ try {
   for (const [name, rows] of Object.entries(perRepo)) {
     if (rows.length === 0) continue;
     const counted = rows.filter((r) => !r.excluded);
-    all.push(...counted.map((r) => r.ratio));
+    for (const r of counted) all.push(r.ratio);
     for (const r of counted) {
       totalRun += r.run;
       totalMs += r.mutMs;
