@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -217,6 +218,26 @@ describe(
         file: 'src/shop/cart.py',
         tests: ['pytest::tests.test_cart::test_total'],
       });
+    });
+
+    it('rejects code that hangs when its text changes (MUTATION_PROBE_DEFEATED), not an error: every mutant would time out, a kill', async () => {
+      // The module checks a digest of itself in its last line and loops forever on any other text: each mutant's
+      // run times out (a kill), and so does the run with only a comment added, while the plain run finishes.
+      const body = `import hashlib\nimport pathlib\n\n_TEXT = pathlib.Path(__file__).read_text()\n_BODY, _, _LAST = _TEXT.rstrip("\\n").rpartition("\\n")\nif hashlib.sha256((_BODY + "\\n").encode()).hexdigest() != _LAST[2:]:\n    while True:\n        pass\n\n\n${CART.replace(
+        'return result\n',
+        'return _Sum(result)\n',
+      )}\n\nclass _Sum(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n`;
+      const repo = shop({ maxMutants: 1 });
+      repo.write({
+        'src/shop/cart.py': `${body}# ${createHash('sha256').update(body).digest('hex')}\n`,
+      });
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('reject');
+      const defeated = r.card.findings.find((f) => f.code === 'MUTATION_PROBE_DEFEATED');
+      expect(defeated?.evidence).toMatchObject({ file: 'src/shop/cart.py' });
+      expect(defeated?.message).toContain('the run timed out, twice');
+      const total = r.fn('total');
+      expect(total).toBeUndefined();
     });
 
     it('with mutation.unseen: reject, a change no base test reaches rejects, and no mutant runs', async () => {

@@ -74,6 +74,25 @@ interface Watch {
   inRun: (t: TestOutcome) => boolean | undefined;
 }
 
+/** Whether a test is in `files` (all when undefined); undefined when its id does not name its file. */
+function inFiles(
+  files: readonly string[] | undefined,
+  fileOf: (t: TestOutcome) => string | undefined,
+): (t: TestOutcome) => boolean | undefined {
+  if (files === undefined) return () => true;
+  const set = new Set(files);
+  return (t) => {
+    const file = fileOf(t);
+    return file === undefined ? undefined : set.has(file);
+  };
+}
+
+/** What the head's control found: tests that fail on a comment alone, or a run that cannot finish with one. */
+interface TextReaction {
+  tests: string[];
+  broken?: Broken;
+}
+
 /** The watched tests that a run failed, errored or lost (a lost test counts only when its file was run). */
 function caught(watch: Watch, run: SuiteRun): TestOutcome[] {
   const now = new Map(run.tests.map((t) => [t.id, t]));
@@ -85,13 +104,22 @@ function caught(watch: Watch, run: SuiteRun): TestOutcome[] {
 }
 
 /** How a run that broke counts: a timeout, a crash or a cap is a kill (as Stryker counts a timeout). */
-function brokenRun(err: unknown): SideVerdict['how'] | undefined {
+function brokenRun(err: unknown): Broken | undefined {
   if (!(err instanceof TestRunError)) return undefined;
   if (err.code === 'TESTS_TIMEOUT') return 'timeout';
   if (err.code === 'RESOURCE_LIMIT') return 'resource';
   if (err.code === 'TESTS_NO_REPORT' || err.code === 'TESTS_RUN_FAILED') return 'crash';
   return undefined;
 }
+
+type Broken = NonNullable<SideVerdict['how']>;
+
+const BROKEN_TEXT: Record<Broken, string> = {
+  failed: 'tests failed',
+  timeout: 'the run timed out',
+  crash: 'the run crashed or wrote no report',
+  resource: 'the run hit a sandbox cap',
+};
 
 /** A mutant's run may take a few times as long as its baseline, no less than 10 s, no more than the config's. */
 function mutantTimeout(baseline: SuiteRun, cap: number): number {
@@ -136,13 +164,13 @@ class SideRunner {
     return { file: this.target.file, text };
   }
 
-  private control(files: readonly string[] | undefined): Promise<SuiteRun> {
+  private control(files: readonly string[] | undefined, timeoutMs = this.capMs): Promise<SuiteRun> {
     return this.tests.editedRun(
       this.target.side,
       files,
       this.edit(controlText(this.target.text, this.lang)),
       this.label('control'),
-      this.capMs,
+      timeoutMs,
     );
   }
 
@@ -150,15 +178,7 @@ class SideRunner {
     this.watchP ??= (async () => {
       if (this.target.side === 'base')
         return { baseline: await this.control(this.testFiles), inRun: () => true };
-      const selected = this.testFiles === undefined ? undefined : new Set(this.testFiles);
-      return {
-        baseline: await this.tests.overlayRun(),
-        inRun: (t: TestOutcome) => {
-          if (selected === undefined) return true;
-          const file = this.fileOf(t);
-          return file === undefined ? undefined : selected.has(file);
-        },
-      };
+      return { baseline: await this.tests.overlayRun(), inRun: inFiles(this.testFiles, this.fileOf) };
     })();
     return this.watchP;
   }
@@ -200,25 +220,34 @@ class SideRunner {
   /**
    * The base tests that passed on the head's code as committed and fail when
    * only a comment is added at the end of the file, twice, while passing
-   * without it: a head that reacts to its own text would make every mutant
-   * look killed. Run after the mutants, over the files of the tests that
-   * killed one (a head that reacts nowhere else gains nothing from it);
-   * every selected file when no test file is known.
+   * without it; or a run with that comment that times out, crashes or hits a
+   * cap, twice, while the plain run finishes. A head that reacts to its own
+   * text would make every mutant look killed. Run after the mutants, over the
+   * files of the tests that killed one (a head that reacts nowhere else gains
+   * nothing from it); every selected file when no test file is known (a kill
+   * by a timeout or a crash names none).
    */
-  async reactsToText(): Promise<string[]> {
+  async reactsToText(): Promise<TextReaction | undefined> {
     const watch = await this.watch();
     const files = this.killerFiles.size > 0 ? [...this.killerFiles].sort() : this.testFiles;
-    const within = files === undefined ? undefined : new Set(files);
     const narrowed: Watch = {
       baseline: watch.baseline,
-      inRun: (t) => {
-        if (within === undefined) return watch.inRun(t);
-        const file = this.fileOf(t);
-        return file === undefined ? undefined : within.has(file);
-      },
+      inRun: files === this.testFiles ? watch.inRun : inFiles(files, this.fileOf),
     };
-    const failed = caught(narrowed, await this.control(files));
-    if (failed.length === 0) return [];
+    // As long as a mutant may take: a control that hangs must not hold the check for tests.timeoutMs.
+    const timeoutMs = mutantTimeout(watch.baseline, this.capMs);
+    const control = async (): Promise<SuiteRun | Broken> => {
+      try {
+        return await this.control(files, timeoutMs);
+      } catch (err) {
+        const how = brokenRun(err);
+        if (how === undefined) throw err;
+        return how;
+      }
+    };
+    const first = await control();
+    const failed = typeof first === 'string' ? [] : caught(narrowed, first).map((t) => t.id);
+    if (typeof first !== 'string' && failed.length === 0) return undefined;
     const plain = await this.tests.editedRun(
       this.target.side,
       files,
@@ -226,13 +255,14 @@ class SideRunner {
       this.label('plain'),
       this.capMs,
     );
-    const again = await this.control(files);
+    const again = await control();
+    if (typeof first === 'string')
+      return typeof again === 'string' ? { tests: [], broken: first } : undefined;
+    if (typeof again === 'string') return undefined;
     const passedPlain = new Set(plain.tests.filter(passed).map((t) => t.id));
     const failedAgain = new Set(caught(narrowed, again).map((t) => t.id));
-    return failed
-      .map((t) => t.id)
-      .filter((id) => passedPlain.has(id) && failedAgain.has(id))
-      .sort();
+    const tests = failed.filter((id) => passedPlain.has(id) && failedAgain.has(id)).sort();
+    return tests.length > 0 ? { tests } : undefined;
   }
 }
 
@@ -416,11 +446,13 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
         tally.expect(1);
         const reacting = await head.reactsToText();
         tally.finish(1);
-        if (reacting.length > 0) {
+        if (reacting) {
           defeats.push({
             file,
-            why: `${reacting.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
-            tests: reacting.slice(0, 10),
+            why: reacting.broken
+              ? `the base's tests finish on the head's code as committed, and not when only a comment is added at the end of the file (${BROKEN_TEXT[reacting.broken]}, twice)`
+              : `${reacting.tests.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
+            ...(reacting.tests.length > 0 ? { tests: reacting.tests.slice(0, 10) } : {}),
           });
           continue;
         }
