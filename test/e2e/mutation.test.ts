@@ -240,6 +240,21 @@ describe(
       expect(total).toBeUndefined();
     });
 
+    it('refuses to write a mutant through a link the head planted in the checkout (MUTATION_PROBE_DEFEATED)', async () => {
+      // On import, during the earlier layers' runs, the module swaps itself for a symbolic link to a copy:
+      // an edit through it would land where the link points, outside what the gate checks out.
+      const repo = shop();
+      repo.write({
+        'src/shop/cart.py': `import os\n\nif not os.path.islink(__file__):\n    _copy = os.path.join(os.path.dirname(__file__), "_cart_copy.py")\n    with open(__file__) as _src, open(_copy, "w") as _dst:\n        _dst.write(_src.read())\n    os.remove(__file__)\n    os.symlink(_copy, __file__)\n\n\n${CART.replace('return result\n', 'return result + 0\n')}`,
+      });
+      const r = await judge(repo);
+      expect(r.card.verdict).toBe('reject');
+      const defeated = r.card.findings.find((f) => f.code === 'MUTATION_PROBE_DEFEATED');
+      expect(defeated?.evidence).toMatchObject({ file: 'src/shop/cart.py' });
+      expect(defeated?.message).toMatch(/symbolic link/);
+      expect(r.logs.filter((l) => /^mutation-overlay-.*\.junit\.xml$/.test(l))).toEqual([]);
+    });
+
     it('with mutation.unseen: reject, a change no base test reaches rejects, and no mutant runs', async () => {
       const repo = shop({ unseen: 'reject' }, { 'src/shop/extra.py': 'def one():\n    return 1\n' });
       repo.write({ 'src/shop/extra.py': 'def one():\n    return 1\n\n\ndef two():\n    return 1 + 1\n' });
