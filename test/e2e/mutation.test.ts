@@ -179,6 +179,49 @@ describe(
       expect(layer?.note).toMatch(/mutant\(s\) of 1 changed function\(s\) against 1 base test file\(s\)/);
     });
 
+    it("a killed mutant's run stops at its first failing test; a base test that fails without the mutant never cuts a base run short", async () => {
+      // The base's label() is broken and its test, first in the file, fails there; the patch fixes it and
+      // documents clamp(). clamp's `return hi` branch is never taken by a test: its mutants survive on both sides.
+      const clampBase =
+        "def label(x):\n    return 'bad'\n\n\ndef clamp(x, hi):\n    if x > hi:\n        return hi\n    return x\n";
+      const repo = shop(
+        {},
+        {
+          'src/shop/clamp.py': clampBase,
+          'tests/test_clamp.py':
+            "from shop.clamp import clamp, label\n\n\ndef test_label():\n    assert label(1) == 'ok'\n\n\ndef test_clamp():\n    assert clamp(1, 5) == 1\n",
+        },
+      );
+      repo.write({
+        'src/shop/clamp.py': clampBase
+          .replace("return 'bad'", "return 'ok'")
+          .replace('def clamp(x, hi):\n', 'def clamp(x, hi):\n    """x, or hi when x is above it."""\n'),
+      });
+      const r = await judge(repo);
+      expect(r.card.findings.filter((f) => f.code === 'KILL_SURFACE_SHRANK')).toEqual([]);
+      expect(r.card.verdict).toBe('accept');
+      const clamp = r.fn('clamp');
+      const untaken = clamp?.mutants.find((m) => m.operator === 'raise' && m.id.includes('return hi'));
+      // On the base its run stops at test_label, which fails there anyway: run again in full, test_clamp passes.
+      expect(untaken?.head.status).toBe('survived');
+      expect(untaken?.base.status).toBe('survived');
+      // On the head, a mutant's run ends at its first failing test: test_clamp is never reported after test_label.
+      const killed = clamp?.mutants.find((m) => m.head.status === 'killed' && m.head.by?.length === 1);
+      expect(killed?.head.by).toEqual(['pytest::tests.test_clamp::test_clamp']);
+      const stopped = r.logs
+        .filter((l) => /^mutation-overlay-\d+-mutant-\d+\.junit\.xml$/.test(l))
+        .map((l) => readFileSync(repo.path(`.patchgate/out/tests/${l}`), 'utf8'))
+        .filter((x) => x.includes('<failure'));
+      expect(stopped.length).toBeGreaterThan(0);
+      for (const x of stopped) {
+        expect(x.match(/<failure/g)).toHaveLength(1);
+        // Nothing ran after the failing test: it is the report's last.
+        expect(x.slice(x.lastIndexOf('<testcase '))).toContain('<failure');
+      }
+      // A label() mutant is caught by test_label, the file's first test, and test_clamp never runs.
+      expect(stopped.some((x) => !x.includes('name="test_clamp"'))).toBe(true);
+    });
+
     it('warns on a new function no base test sees (CHANGED_CODE_UNSEEN), with its surviving mutants', async () => {
       const repo = shop();
       repo.write({

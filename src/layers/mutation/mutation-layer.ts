@@ -24,8 +24,9 @@ import { parsePythonTexts } from '../../runners/harness/python-parse.js';
 import { TestRunError } from '../../runners/tests/errors.js';
 import { EditRefused } from '../../runners/tests/file-edit.js';
 import { testFileOf } from '../../runners/tests/presets.js';
-import type { FileEdit, SuiteRun, TestSession } from '../../runners/tests/session.js';
+import type { EditedRun, FileEdit, SuiteRun, TestSession } from '../../runners/tests/session.js';
 import { pushAll } from '../../util/arrays.js';
+import { Later } from '../../util/later.js';
 import { requireTypescript } from '../../util/typescript.js';
 import { ProgressTally } from '../progress.js';
 import { whenParts } from '../shard-merge.js';
@@ -63,6 +64,7 @@ function controlText(text: string, lang: ProbeFunction['lang']): string {
 }
 
 const passed = (t: TestOutcome) => t.status === 'passed' || t.status === 'flaky';
+const failing = (t: TestOutcome) => t.status === 'failed' || t.status === 'error';
 
 /**
  * The tests a run with the file edited is judged by: those that passed
@@ -93,14 +95,34 @@ interface TextReaction {
   broken?: Broken;
 }
 
-/** The watched tests that a run failed, errored or lost (a lost test counts only when its file was run). */
-function caught(watch: Watch, run: SuiteRun): TestOutcome[] {
+/**
+ * What a run with the file edited did to the watched tests (those that passed
+ * in the baseline): `failed`, those it ran that failed or errored; `lost`,
+ * those it should have run and did not report (a mutant that breaks the
+ * import removes its tests; a lost test counts only when its file was run).
+ */
+function caught(watch: Watch, run: SuiteRun): { failed: TestOutcome[]; lost: TestOutcome[] } {
   const now = new Map(run.tests.map((t) => [t.id, t]));
-  return watch.baseline.tests.filter((t) => {
-    if (!passed(t) || watch.inRun(t) === false) return false;
+  const failed: TestOutcome[] = [];
+  const lost: TestOutcome[] = [];
+  for (const t of watch.baseline.tests) {
+    if (!passed(t) || watch.inRun(t) === false) continue;
     const after = now.get(t.id);
-    return after === undefined ? watch.inRun(t) === true : !passed(after);
-  });
+    if (after === undefined) {
+      if (watch.inRun(t) === true) lost.push(t);
+    } else if (!passed(after)) failed.push(t);
+  }
+  return { failed, lost };
+}
+
+/** The tests a run caught, failed ones first: a run that stopped at its first failure lost the rest by design. */
+function killers(by: { failed: TestOutcome[]; lost: TestOutcome[] }): TestOutcome[] {
+  return by.failed.length > 0 ? by.failed : by.lost;
+}
+
+/** Whether a run of the watched tests' files may stop at its first failure: only when none failed in the baseline, so the first failure is a watched test's. */
+function mayStopEarly(watch: Watch): boolean {
+  return !watch.baseline.tests.some((t) => failing(t) && watch.inRun(t) !== false);
 }
 
 /** How a run that broke counts: a timeout, a crash or a cap is a kill (as Stryker counts a timeout). */
@@ -132,19 +154,33 @@ interface SideTarget {
   text: string;
 }
 
+const killedBy = (tests: readonly TestOutcome[]): SideVerdict => ({
+  status: 'killed',
+  how: 'failed',
+  by: tests
+    .map((t) => t.id)
+    .sort()
+    .slice(0, 5),
+});
+
 /**
- * Runs one side's mutants of one file, in its own checkout's turn, and
- * judges each against the side's baseline: on the base, a control run of
- * the selected tests with the file edited by a comment only (what fails
- * there already is no mutant's doing); on the overlay, the run of the
- * base's tests on the head's code the earlier layers made, checked
- * afterwards by {@link SideRunner.reactsToText}.
+ * Runs one side's mutants of one file, in its own checkout's turn. A mutant
+ * run stops at its first failing test where that failure can only be a
+ * watched test's (one failing test is a kill; a killed mutant then costs a
+ * fraction of a run). On the overlay, a run is judged against the run of
+ * the base's tests on the head's code the earlier layers made, checked
+ * afterwards by {@link SideRunner.reactsToText}. On the base, a mutant is
+ * run first: when no test fails it survived, and no control is needed; when
+ * one fails, a control run with the file edited by a comment only (made
+ * once) says whether that test already failed without the mutant.
  */
 class SideRunner {
-  private watchP?: Promise<Watch>;
+  private controlP?: Promise<Watch>;
   private n = 0;
-  /** The test files whose tests killed a mutant here. */
-  readonly killerFiles = new Set<string>();
+  /** The baseline tests that killed a mutant here, by id. */
+  private readonly killerTests = new Map<string, TestOutcome>();
+  /** Whether some kill here named no test (a timeout, a crash, a cap). */
+  private killedUnnamed = false;
 
   constructor(
     private readonly tests: TestSession,
@@ -154,6 +190,8 @@ class SideRunner {
     private readonly capMs: number,
     private readonly labelStem: string,
     private readonly fileOf: (t: TestOutcome) => string | undefined,
+    /** The run of the base's tests on the head's code (the earlier layers'). */
+    private readonly overlayBaseline: SuiteRun,
   ) {}
 
   private label(what: string): string {
@@ -164,57 +202,90 @@ class SideRunner {
     return { file: this.target.file, text };
   }
 
-  private control(files: readonly string[] | undefined, timeoutMs = this.capMs): Promise<SuiteRun> {
-    return this.tests.editedRun(
-      this.target.side,
-      files,
-      this.edit(controlText(this.target.text, this.lang)),
-      this.label('control'),
-      timeoutMs,
-    );
+  private run(
+    what: string,
+    edit: FileEdit | undefined,
+    opts: {
+      timeoutMs: number;
+      failFast?: boolean;
+      tests?: readonly TestOutcome[];
+      files?: readonly string[];
+    },
+  ): Promise<EditedRun> {
+    const files = opts.files ?? this.testFiles;
+    return this.tests.editedRun(this.target.side, {
+      ...(files !== undefined ? { files } : {}),
+      ...(opts.tests !== undefined && opts.tests.length > 0 ? { tests: opts.tests } : {}),
+      ...(edit ? { edit } : {}),
+      label: this.label(what),
+      timeoutMs: opts.timeoutMs,
+      ...(opts.failFast ? { failFast: true } : {}),
+    });
   }
 
-  private watch(): Promise<Watch> {
-    this.watchP ??= (async () => {
-      if (this.target.side === 'base')
-        return { baseline: await this.control(this.testFiles), inRun: () => true };
-      return { baseline: await this.tests.overlayRun(), inRun: inFiles(this.testFiles, this.fileOf) };
-    })();
-    return this.watchP;
+  private controlEdit(): FileEdit {
+    return this.edit(controlText(this.target.text, this.lang));
   }
 
-  async mutant(m: Mutant): Promise<SideVerdict> {
-    const watch = await this.watch();
-    if (!watch.baseline.tests.some((t) => passed(t) && watch.inRun(t) !== false))
-      return { status: 'unreached' };
-    let run: SuiteRun;
+  /** The overlay's watch: the earlier layers' run, narrowed to the selected files. */
+  private overlayWatch(): Watch {
+    return { baseline: this.overlayBaseline, inRun: inFiles(this.testFiles, this.fileOf) };
+  }
+
+  /** The base's watch: the selected tests with a comment added to the file, run once, when first needed. */
+  private baseControl(): Promise<Watch> {
+    this.controlP ??= this.run('control', this.controlEdit(), { timeoutMs: this.capMs }).then((baseline) => ({
+      baseline,
+      inRun: () => true,
+    }));
+    return this.controlP;
+  }
+
+  private async tryRun(edit: FileEdit, timeoutMs: number, failFast: boolean): Promise<SuiteRun | Broken> {
     try {
-      run = await this.tests.editedRun(
-        this.target.side,
-        this.testFiles,
-        this.edit(applyMutant(this.target.text, m)),
-        this.label('mutant'),
-        mutantTimeout(watch.baseline, this.capMs),
-      );
+      return await this.run('mutant', edit, { timeoutMs, failFast });
     } catch (err) {
       const how = brokenRun(err);
       if (how === undefined) throw err;
-      return { status: 'killed', how };
+      return how;
     }
-    const by = caught(watch, run);
-    if (by.length === 0) return { status: 'survived' };
-    for (const t of by) {
-      const file = this.fileOf(t);
-      if (file !== undefined) this.killerFiles.add(file);
+  }
+
+  private remember(v: SideVerdict, by: readonly TestOutcome[]): SideVerdict {
+    for (const t of by) this.killerTests.set(t.id, t);
+    if (v.status === 'killed' && by.length === 0) this.killedUnnamed = true;
+    return v;
+  }
+
+  async mutant(m: Mutant): Promise<SideVerdict> {
+    const overlay = this.overlayWatch();
+    if (!overlay.baseline.tests.some((t) => passed(t) && overlay.inRun(t) !== false))
+      return { status: 'unreached' };
+    const edit = this.edit(applyMutant(this.target.text, m));
+    const timeoutMs = mutantTimeout(this.overlayBaseline, this.capMs);
+    // On the base too the overlay's run (the same tests) says whether a first failure can only be a watched
+    // test's; a stop at a test that fails on the base anyway is caught below.
+    const failFast = mayStopEarly(overlay);
+    const first = await this.tryRun(edit, timeoutMs, failFast);
+    if (this.target.side === 'overlay') {
+      if (typeof first === 'string') return this.remember({ status: 'killed', how: first }, []);
+      const by = killers(caught(overlay, first));
+      return by.length === 0 ? { status: 'survived' } : this.remember(killedBy(by), by);
     }
-    return {
-      status: 'killed',
-      how: 'failed',
-      by: by
-        .map((t) => t.id)
-        .sort()
-        .slice(0, 5),
-    };
+    // The base: a run where no test failed and every watched test reported is a survivor whatever a control says.
+    if (typeof first !== 'string' && !first.tests.some(failing) && caught(overlay, first).lost.length === 0)
+      return { status: 'survived' };
+    const control = await this.baseControl();
+    if (typeof first === 'string') return { status: 'killed', how: first };
+    let by = caught(control, first);
+    // A run that stopped at a test that fails without the mutant too may have stopped before a kill.
+    if (failFast && by.failed.length === 0 && first.tests.some(failing)) {
+      const again = await this.tryRun(edit, timeoutMs, false);
+      if (typeof again === 'string') return { status: 'killed', how: again };
+      by = caught(control, again);
+    }
+    const tests = killers(by);
+    return tests.length === 0 ? { status: 'survived' } : killedBy(tests);
   }
 
   /**
@@ -223,44 +294,49 @@ class SideRunner {
    * without it; or a run with that comment that times out, crashes or hits a
    * cap, twice, while the plain run finishes. A head that reacts to its own
    * text would make every mutant look killed. Run after the mutants, over the
-   * files of the tests that killed one (a head that reacts nowhere else gains
-   * nothing from it); every selected file when no test file is known (a kill
-   * by a timeout or a crash names none).
+   * tests that killed one (a head that reacts nowhere else gains nothing from
+   * it; their files where the runner cannot select tests); over every
+   * selected file when a kill named no test (a timeout or a crash).
    */
   async reactsToText(): Promise<TextReaction | undefined> {
-    const watch = await this.watch();
-    const files = this.killerFiles.size > 0 ? [...this.killerFiles].sort() : this.testFiles;
-    const narrowed: Watch = {
-      baseline: watch.baseline,
-      inRun: files === this.testFiles ? watch.inRun : inFiles(files, this.fileOf),
-    };
+    const named = this.killedUnnamed ? [] : [...this.killerTests.values()];
+    const namedFiles = named.map((t) => this.fileOf(t));
+    const files =
+      named.length > 0 && namedFiles.every((f) => f !== undefined)
+        ? [...new Set(namedFiles as string[])].sort()
+        : this.testFiles;
+    const baseline: SuiteRun =
+      named.length > 0 ? { ...this.overlayBaseline, tests: named } : this.overlayBaseline;
+    const watchOf = (run: EditedRun): Watch => ({
+      baseline,
+      inRun: run.selected === 'tests' ? () => true : inFiles(files, this.fileOf),
+    });
     // As long as a mutant may take: a control that hangs must not hold the check for tests.timeoutMs.
-    const timeoutMs = mutantTimeout(watch.baseline, this.capMs);
-    const control = async (): Promise<SuiteRun | Broken> => {
+    const timeoutMs = mutantTimeout(this.overlayBaseline, this.capMs);
+    const select = { timeoutMs, tests: named, ...(files !== undefined ? { files } : {}) };
+    const control = async (): Promise<EditedRun | Broken> => {
       try {
-        return await this.control(files, timeoutMs);
+        return await this.run('control', this.controlEdit(), select);
       } catch (err) {
         const how = brokenRun(err);
         if (how === undefined) throw err;
         return how;
       }
     };
+    const reacted = (run: EditedRun) => {
+      const by = caught(watchOf(run), run);
+      return [...by.failed, ...by.lost].map((t) => t.id);
+    };
     const first = await control();
-    const failed = typeof first === 'string' ? [] : caught(narrowed, first).map((t) => t.id);
+    const failed = typeof first === 'string' ? [] : reacted(first);
     if (typeof first !== 'string' && failed.length === 0) return undefined;
-    const plain = await this.tests.editedRun(
-      this.target.side,
-      files,
-      undefined,
-      this.label('plain'),
-      this.capMs,
-    );
+    const plain = await this.run('plain', undefined, { ...select, timeoutMs: this.capMs });
     const again = await control();
     if (typeof first === 'string')
       return typeof again === 'string' ? { tests: [], broken: first } : undefined;
     if (typeof again === 'string') return undefined;
     const passedPlain = new Set(plain.tests.filter(passed).map((t) => t.id));
-    const failedAgain = new Set(caught(narrowed, again).map((t) => t.id));
+    const failedAgain = new Set(reacted(again));
     const tests = failed.filter((id) => passedPlain.has(id) && failedAgain.has(id)).sort();
     return tests.length > 0 ? { tests } : undefined;
   }
@@ -396,15 +472,18 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
         testsCfg.timeoutMs,
         `mutation-${target.side}-${results.length + 1}`,
         fileOf,
+        overlayRun,
       );
     const head = side({ side: 'overlay', file, text: pf.head });
     const base =
       pf.base !== undefined ? side({ side: 'base', file: pf.baseFile ?? file, text: pf.base }) : undefined;
     const mine: FunctionResult[] = [];
+    // The base's runs go next to the head's: each checkout takes its runs in turn, and the two can share the CPUs.
+    const onBase = new Later();
     try {
+      const verdicts = new Map<string, { base: SideVerdict; head: SideVerdict }>();
       for (const f of fns) {
         const mutants = picked(f);
-        const verdicts = new Map<string, { base: SideVerdict; head: SideVerdict }>();
         // The head's code first: a mutant its tests kill there cannot show a shrink, so only the head's
         // survivors run on the base. Every mutant the base also has is needed; the new ones only until
         // one is killed (one kill is all "seen" asks for).
@@ -414,22 +493,44 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
           ...mutants.filter((m) => !f.base.has(m.id)),
         ];
         for (const m of order) {
-          const onBase = f.base.get(m.id);
+          const baseMutant = f.base.get(m.id);
           const v = { base: notRun, head: notRun };
-          verdicts.set(m.id, v);
-          if (onBase === undefined && seen) {
+          verdicts.set(probeKey(f, m), v);
+          if (baseMutant === undefined && seen) {
             tally.finish(1);
             continue;
           }
           v.head = await head.mutant(m);
           tally.finish(1);
           if (v.head.status === 'killed') seen = true;
-          if (onBase && base && v.head.status === 'survived') {
+          if (baseMutant && base && v.head.status === 'survived') {
             tally.expect(1);
-            v.base = await base.mutant(onBase);
-            tally.finish(1);
+            onBase.add(
+              base.mutant(baseMutant).then((b) => {
+                v.base = b;
+                tally.finish(1);
+              }),
+            );
           }
         }
+      }
+      const killedOnHead = [...verdicts.values()].some((v) => v.head.status === 'killed');
+      if (killedOnHead) tally.expect(1);
+      const reacting = killedOnHead ? await head.reactsToText() : undefined;
+      if (killedOnHead) tally.finish(1);
+      await onBase.done();
+      if (reacting) {
+        defeats.push({
+          file,
+          why: reacting.broken
+            ? `the base's tests finish on the head's code as committed, and not when only a comment is added at the end of the file (${BROKEN_TEXT[reacting.broken]}, twice)`
+            : `${reacting.tests.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
+          ...(reacting.tests.length > 0 ? { tests: reacting.tests.slice(0, 10) } : {}),
+        });
+        continue;
+      }
+      for (const f of fns) {
+        const mutants = picked(f);
         mine.push({
           file,
           function: f.key,
@@ -437,28 +538,15 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
           onBase: f.onBase,
           skipped: f.head.length - mutants.length,
           mutants: mutants.map((m) => {
-            const v = verdicts.get(m.id) as { base: SideVerdict; head: SideVerdict };
+            const v = verdicts.get(probeKey(f, m)) as { base: SideVerdict; head: SideVerdict };
             return resultOf(m, f.base.has(m.id), v.base, v.head);
           }),
         });
       }
-      if (mine.some((f) => f.mutants.some((m) => m.head.status === 'killed'))) {
-        tally.expect(1);
-        const reacting = await head.reactsToText();
-        tally.finish(1);
-        if (reacting) {
-          defeats.push({
-            file,
-            why: reacting.broken
-              ? `the base's tests finish on the head's code as committed, and not when only a comment is added at the end of the file (${BROKEN_TEXT[reacting.broken]}, twice)`
-              : `${reacting.tests.length} base test(s) pass on the head's code as committed and fail when only a comment is added at the end of the file`,
-            ...(reacting.tests.length > 0 ? { tests: reacting.tests.slice(0, 10) } : {}),
-          });
-          continue;
-        }
-      }
       pushAll(results, mine);
     } catch (err) {
+      // What the base still runs is waited for (its edit undone) before the layer goes on or fails.
+      await onBase.done().catch(() => undefined);
       if (!(err instanceof EditRefused)) throw err;
       defeats.push({ file, why: err.message });
     }

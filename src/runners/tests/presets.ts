@@ -76,6 +76,13 @@ export interface TestPreset {
    * of files replaces those paths.
    */
   flagsBeforePaths?: boolean;
+  /**
+   * The arguments that end the run at its first failing test, for a run whose
+   * question is only whether some test fails (the mutation probe's mutant: one
+   * failing test is a kill). A `selectsInProcess` runner is told in its
+   * selection instead.
+   */
+  failFastArgs?: readonly string[];
 }
 
 /** A regular expression no test name matches (an empty lookahead never succeeds). */
@@ -96,6 +103,8 @@ export interface TestCommandConfig {
 export interface TestSelection {
   nodeids: string[];
   files: string[];
+  /** End the run at the first selected test that fails (see `failFastArgs`). */
+  stop?: boolean;
 }
 
 export interface ResolvedTestCommand {
@@ -226,6 +235,7 @@ const presets: TestPreset[] = [
     // Positional filters match a file's path; an exact relative path selects that file.
     fileArgs: (files) => unique(files),
     collectArgs: ['-t', MATCHES_NOTHING],
+    failFastArgs: ['--bail=1'],
   },
   {
     name: 'jest',
@@ -234,6 +244,7 @@ const presets: TestPreset[] = [
     env: { JEST_JUNIT_OUTPUT_FILE: '{junit}', JEST_JUNIT_ADD_FILE_ATTRIBUTE: 'true' },
     subsetArgs: (ids) => ['-t', anchoredAlternation(ids.map((id) => escapeRegExp(id.name.trim())))],
     collectArgs: ['-t', MATCHES_NOTHING],
+    failFastArgs: ['--bail=1'],
   },
   {
     name: 'mocha',
@@ -377,7 +388,7 @@ export function checkJunitGlob(glob: string): void {
  */
 export function resolveTestCommand(
   config: TestCommandConfig,
-  opts: { junitPath: string; tests?: TestIdParts[]; files?: string[]; collect?: boolean },
+  opts: { junitPath: string; tests?: TestIdParts[]; files?: string[]; collect?: boolean; failFast?: boolean },
 ): ResolvedTestCommand {
   const presetName = config.preset ?? 'generic';
   const preset = TEST_PRESETS.get(presetName);
@@ -471,6 +482,7 @@ export function resolveTestCommand(
     const selection: TestSelection = {
       nodeids: opts.tests === undefined ? [] : preset.subsetArgs(opts.tests),
       files: opts.files === undefined ? [] : unique(opts.files),
+      ...(opts.failFast && !opts.collect ? { stop: true } : {}),
     };
     const argv = expand(
       template,
@@ -491,9 +503,10 @@ export function resolveTestCommand(
         : opts.tests === undefined
           ? []
           : preset.subsetArgs(opts.tests);
-  let expansion = [...args, ...subset];
+  const failFast = opts.failFast && !opts.collect ? (preset.failFastArgs ?? []) : [];
+  let expansion = [...args, ...failFast, ...subset];
   if (preset.flagsBeforePaths) {
-    const flags = args.filter((a) => a.startsWith('-'));
+    const flags = [...args.filter((a) => a.startsWith('-')), ...failFast];
     const paths = args.filter((a) => !a.startsWith('-'));
     expansion = opts.files !== undefined ? [...flags, ...subset] : [...flags, ...subset, ...paths];
   }

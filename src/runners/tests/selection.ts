@@ -22,6 +22,9 @@ export async function writeSelection(dir: string, label: string, selection: Test
   const folder = path.resolve(dir, `${label}.select`);
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, 'selection.json');
-  await writeFile(file, `${JSON.stringify({ nodeids: selection.nodeids, files: selection.files })}\n`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ nodeids: selection.nodeids, files: selection.files, ...(selection.stop ? { stop: true } : {}) })}\n`,
+  );
   return file;
 }

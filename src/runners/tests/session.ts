@@ -147,6 +147,8 @@ interface SuiteRequest {
   timeoutMs?: number;
   /** A run of changed code (a mutant): never told to `onSuiteRun`, since its failures are the gate's doing. */
   unrecorded?: boolean;
+  /** End at the first failing test, where the runner can (the preset's `failFastArgs`). */
+  failFast?: boolean;
 }
 
 /** A file of a checkout as one run sees it: the mutation probe's mutant. */
@@ -155,6 +157,23 @@ export interface FileEdit {
   file: string;
   text: string;
 }
+
+/** What `TestSession.editedRun` runs. */
+export interface EditedRunRequest {
+  /** The test files to run (every test where the runner cannot select files, or when undefined). */
+  files?: readonly string[];
+  /** Only these tests, where the runner can select tests; `files` otherwise. */
+  tests?: readonly TestIdParts[];
+  /** The file as this run sees it; the checkout as it is when undefined. */
+  edit?: FileEdit;
+  label: string;
+  timeoutMs: number;
+  /** End at the first failing test where the runner can: for a run that asks only whether some test fails. */
+  failFast?: boolean;
+}
+
+/** An edited run, and what it selected: the tests asked for, their files, or every test. */
+export type EditedRun = SuiteRun & { selected: 'tests' | 'files' | 'all' };
 
 /**
  * Python's bytecode for a mutant run: none written, and none read but what
@@ -418,6 +437,7 @@ export class TestSession {
         ...(subset ? { tests: subset } : {}),
         ...(files ? { files } : {}),
         ...(req.collect ? { collect: true } : {}),
+        ...(req.failFast ? { failFast: true } : {}),
       },
     );
     const pytest = tests.preset === 'pytest';
@@ -754,32 +774,40 @@ export class TestSession {
   private readonly editing = new Map<string, Promise<unknown>>();
 
   /**
-   * The tests of `files` (every test where the runner cannot select files,
-   * or `files` is undefined) on the base's checkout or the overlay, with
-   * `edit` in place for this run only (see withFileEdited), or as it is. Runs of one
-   * checkout take turns, so no other run sees the edit. Never recorded in
-   * the run history; `timeoutMs` bounds it (a mutant that loops).
+   * A run on the base's checkout or the overlay with `edit` in place for this
+   * run only (see withFileEdited), or as it is: of `tests` where the runner
+   * can select tests, else of `files` where it can select files, else of
+   * every test (`selected` says which). Runs of one checkout take turns, so
+   * no other run sees the edit. Never recorded in the run history;
+   * `timeoutMs` bounds it (a mutant that loops).
    */
-  async editedRun(
-    side: 'base' | 'overlay',
-    files: readonly string[] | undefined,
-    edit: FileEdit | undefined,
-    label: string,
-    timeoutMs: number,
-  ): Promise<SuiteRun> {
+  async editedRun(side: 'base' | 'overlay', req: EditedRunRequest): Promise<EditedRun> {
     await this.prepare(side);
     const root = this.rootOf(side);
-    const select = files !== undefined && canSelectFiles(this.opts.tests.preset);
-    const suite = () =>
-      this.suite({
+    const { files, tests, edit, label, timeoutMs } = req;
+    const byFiles = files !== undefined && canSelectFiles(this.opts.tests.preset);
+    const suite = async (): Promise<EditedRun> => {
+      const common = {
         side,
         label,
-        ...(select ? { files: [...files] } : {}),
         env: MUTANT_ENV,
         timeoutMs,
         unrecorded: true,
         anyShard: true,
-      });
+        ...(req.failFast ? { failFast: true } : {}),
+      } as const;
+      if (tests !== undefined && tests.length > 0) {
+        try {
+          return { ...(await this.suite({ ...common, subset: [...tests] })), selected: 'tests' };
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'SUBSET_UNSUPPORTED') throw err;
+        }
+      }
+      return {
+        ...(await this.suite({ ...common, ...(byFiles ? { files: [...files] } : {}) })),
+        selected: byFiles ? 'files' : 'all',
+      };
+    };
     const run = () => (edit ? withFileEdited(root, edit.file, edit.text, suite) : suite());
     const before = this.editing.get(root) ?? Promise.resolve();
     const mine = before.then(run, run);

@@ -2,7 +2,8 @@
 
 Parses (never imports or runs) each file with the standard library's ast
 module. The rules are the TypeScript ones (src/layers/mutation/ts-mutants.ts):
-the same operators, the same suppressions (logging calls, super() calls,
+the same operators, the same suppressions (logging calls and the names only
+they read, super() calls,
 docstrings, text being joined with + or formatted with %), the same idea of
 a site: a def (method, nested function) keyed by its qualified name; a lambda
 is part of the def it is written in. Python has no `let`: a name's first
@@ -118,6 +119,66 @@ def is_logging_call(node):
     return node.func.attr in LOG_METHODS and bool(LOGGER.match(name))
 
 
+# What a value only logging reads may call and still be dropped from the probe: text conversions, no effects.
+TEXT_CALLS = {"str", "repr", "len", "format", "hex"}
+
+
+def stored_name(node):
+    """The name an assignment stores to, when it stores one name only, a value that calls nothing but a text
+    conversion (a call with effects is behaviour, whoever reads its result)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    else:
+        return None
+    if not all(isinstance(t, ast.Name) for t in targets) or len({t.id for t in targets}) != 1:
+        return None
+    calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
+    if any(not (isinstance(c.func, ast.Name) and c.func.id in TEXT_CALLS) for c in calls):
+        return None
+    return targets[0].id
+
+
+def log_only_names(site_node):
+    """The function's local names that only logging calls read (a message's redacted value, say),
+    directly or through other such names (`shown = shown + "!"` feeds only the log when `shown` does)."""
+    reads, stored, declared = [], set(), set()
+
+    def scan(node, into):
+        if into != "log" and is_logging_call(node):
+            into = "log"
+        elif into == "other":
+            name = stored_name(node)
+            if name is not None:
+                stored.add(name)
+                into = ("store", name)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.append((node.id, into))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        for child in ast.iter_child_nodes(node):
+            scan(child, into)
+
+    scan(site_node, "other")
+    names = {name for name, into in reads if into == "log" and name in stored} - declared
+    changed = True
+    while changed:
+        changed = False
+        for name, into in reads:
+            feeds_log = into == "log" or (isinstance(into, tuple) and into[1] in names)
+            if not feeds_log and name in names:
+                names.discard(name)
+                changed = True
+    return names
+
+
+def is_log_only_store(node, names):
+    """An assignment to a name only logging reads: its value is no behaviour a test sees."""
+    name = stored_name(node) if names else None
+    return name is not None and name in names
+
+
 def is_stringy(node):
     return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
 
@@ -185,10 +246,12 @@ def mutants_of(src, site_node, other_sites):
             first_bindings.add(id(n))
         named.update(names)
 
+    log_only = log_only_names(site_node)
+
     def visit(node, parent):
         if node is not site_node and id(node) in other_sites:
             return
-        if is_logging_call(node):
+        if is_logging_call(node) or is_log_only_store(node, log_only):
             return
         if isinstance(node, ast.Compare):
             left = node.left

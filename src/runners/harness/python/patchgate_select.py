@@ -16,9 +16,14 @@ configuration says, and this plugin
 A file the configuration does not collect (a ``bench/`` outside
 ``testpaths``) is then simply not run, exactly as in a full run.
 
+With ``"stop": true`` in the selection, the run also ends at the first
+selected test that fails (in its setup, call or teardown), as ``-x`` would:
+the mutation probe asks only whether some test fails.
+
 Environment:
   PATCHGATE_SELECT  path of a JSON document ``{"nodeids": [...], "files":
-                    [...]}``, relative to the directory pytest starts in.
+                    [...], "stop"?: true}``, relative to the directory pytest
+                    starts in.
                     Read when the module is imported: the gate's loader
                     imports it before any code of the checkout runs, so that
                     code cannot change what is selected.
@@ -57,7 +62,12 @@ def _read():
         data = json.load(f)
     nodeids = frozenset(_normalize(str(n)) for n in data.get("nodeids", []))
     files = frozenset(_normalize(str(f)) for f in data.get("files", []))
-    return {"nodeids": nodeids, "files": files, "wanted_files": files | {_file_of(n) for n in nodeids}}
+    return {
+        "nodeids": nodeids,
+        "files": files,
+        "wanted_files": files | {_file_of(n) for n in nodeids},
+        "stop": data.get("stop") is True,
+    }
 
 
 _selection = _read()
@@ -109,3 +119,19 @@ def pytest_collection_modifyitems(session, config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+_session = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    global _session
+    _session = session
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report):
+    # What `-x` does, without putting it on a command line the project's addopts also shape.
+    if _selection is not None and _selection["stop"] and report.failed and _session is not None:
+        _session.shouldstop = "patchgate: a selected test failed"

@@ -168,6 +168,29 @@ def test_free():
     );
   }, 60_000);
 
+  it('an edited run asked to fail fast ends at the first failing test; asked for tests, runs only those', async () => {
+    const s = await session(
+      checkout({
+        'tests/test_s.py':
+          'def test_a():\n    pass\n\ndef test_b():\n    assert False\n\ndef test_c():\n    pass\n',
+      }),
+    );
+    const files = ['tests/test_s.py'];
+    const fast = await s.editedRun('base', { files, label: 'fast', timeoutMs: 60_000, failFast: true });
+    expect(fast.selected).toBe('files');
+    expect(fast.tests.map((t) => `${t.name}:${t.status}`)).toEqual(['test_a:passed', 'test_b:failed']);
+    const whole = await s.editedRun('base', { files, label: 'whole', timeoutMs: 60_000 });
+    expect(whole.tests.map((t) => `${t.name}:${t.status}`)).toEqual([
+      'test_a:passed',
+      'test_b:failed',
+      'test_c:passed',
+    ]);
+    const c = whole.tests.filter((t) => t.name === 'test_c');
+    const only = await s.editedRun('base', { files, tests: c, label: 'only', timeoutMs: 60_000 });
+    expect(only.selected).toBe('tests');
+    expect(names(only.tests)).toEqual(['tests.test_s::test_c']);
+  }, 60_000);
+
   it('tests.args extend the preset: -m "not slow" is honoured by full runs and subsets', async () => {
     const root = checkout({
       ...CONFIGS['pyproject.toml'],

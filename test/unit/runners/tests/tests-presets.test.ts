@@ -307,6 +307,33 @@ describe('preset expansion', () => {
     expect(() => resolveTestCommand({ preset: 'vitest' }, { junitPath: J, tests: [] })).toThrow(RangeError);
   });
 
+  it('fail-fast: vitest and jest get --bail=1 before the subset, pytest a stop in its selection, others nothing', () => {
+    expect(
+      resolveTestCommand(
+        { preset: 'vitest' },
+        { junitPath: J, files: ['a.test.ts'], failFast: true },
+      ).argv.slice(-2),
+    ).toEqual(['--bail=1', 'a.test.ts']);
+    expect(resolveTestCommand({ preset: 'jest' }, { junitPath: J, failFast: true }).argv).toContain(
+      '--bail=1',
+    );
+    expect(
+      resolveTestCommand({ preset: 'pytest' }, { junitPath: J, files: ['tests/test_a.py'], failFast: true })
+        .selection,
+    ).toEqual({ nodeids: [], files: ['tests/test_a.py'], stop: true });
+    // A listing never stops, and a run not asked to stop is as before.
+    expect(
+      resolveTestCommand(
+        { preset: 'vitest' },
+        { junitPath: J, files: ['a.test.ts'], collect: true, failFast: true },
+      ).argv,
+    ).not.toContain('--bail=1');
+    expect(resolveTestCommand({ preset: 'vitest' }, { junitPath: J }).argv).not.toContain('--bail=1');
+    expect(resolveTestCommand({ preset: 'mocha' }, { junitPath: J, failFast: true }).argv).not.toContain(
+      '--bail=1',
+    );
+  });
+
   it('tests.args go just before {tests}, or last without it, and keep the subset after them', () => {
     expect(
       resolveTestCommand(
