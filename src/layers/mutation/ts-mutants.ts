@@ -15,6 +15,9 @@
  * - nothing inside a logging call (`console.*`, and `debug`/`info`/`warn`/
  *   `error`/`trace`/`log` called on something named like a logger), and
  *   no dropping of one: logging is not behaviour a test is asked to see;
+ * - nothing in the declaration or an assignment of a variable that only
+ *   logging calls read (`const shown = secret ? '***' : value` before a
+ *   `log.debug(shown)`), for the same reason;
  * - nothing in a type (only value expressions and statements are visited);
  * - no dropping of a `super(…)` call: a constructor that cannot build its
  *   object fails every test that makes one, whatever the tests check;
@@ -196,6 +199,116 @@ function isLoggingCall(ts: typeof TS, n: TS.Node): boolean {
   return LOG_METHODS.has(method) && LOGGER_NAME.test(owner);
 }
 
+/** Whether an identifier is one that reads a variable (not a declared name, a property name or a label). */
+function readsVariable(ts: typeof TS, id: TS.Identifier): boolean {
+  const parent = id.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === id) return false;
+  if (ts.isQualifiedName(parent) && parent.right === id) return false;
+  if (
+    (ts.isVariableDeclaration(parent) ||
+      ts.isParameter(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isPropertyAssignment(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isBindingElement(parent)) &&
+    parent.name === id
+  )
+    return false;
+  if (
+    ts.isBinaryExpression(parent) &&
+    parent.left === id &&
+    parent.operatorToken.kind === ts.SyntaxKind.EqualsToken
+  )
+    return false;
+  return !ts.isLabeledStatement(parent) && !ts.isBreakOrContinueStatement(parent);
+}
+
+/** What a value only logging reads may call and still be left out of the probe: text conversions, no effects. */
+const TEXT_CALLS = new Set(['String', 'JSON.stringify']);
+
+/**
+ * The variable a declaration or an assignment statement stores to, when it
+ * stores to one by name a value that calls nothing but a text conversion (a
+ * call with effects is behaviour, whoever reads its result).
+ */
+function storedName(ts: typeof TS, n: TS.Node): string | undefined {
+  let name: string | undefined;
+  let value: TS.Node | undefined;
+  if (ts.isVariableDeclaration(n)) {
+    name = ts.isIdentifier(n.name) ? n.name.text : undefined;
+    value = n.initializer;
+  } else if (ts.isExpressionStatement(n)) {
+    const e = unwrapExpression(ts, n.expression);
+    if (
+      ts.isBinaryExpression(e) &&
+      ts.isIdentifier(e.left) &&
+      e.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      e.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
+      name = e.left.text;
+      value = e.right;
+    }
+  }
+  if (name === undefined) return undefined;
+  let effects = false;
+  const look = (c: TS.Node): void => {
+    if (ts.isCallExpression(c) || ts.isNewExpression(c) || ts.isAwaitExpression(c) || ts.isYieldExpression(c))
+      effects ||= !(ts.isCallExpression(c) && TEXT_CALLS.has(c.expression.getText()));
+    // `++`, `--`, and an assignment inside the value change something else.
+    const increments =
+      ts.isPostfixUnaryExpression(c) ||
+      (ts.isPrefixUnaryExpression(c) &&
+        (c.operator === ts.SyntaxKind.PlusPlusToken || c.operator === ts.SyntaxKind.MinusMinusToken));
+    const assigns =
+      ts.isBinaryExpression(c) &&
+      c.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      c.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
+    effects ||= increments || assigns;
+    ts.forEachChild(c, look);
+  };
+  if (value) look(value);
+  return effects ? undefined : name;
+}
+
+/**
+ * The function's variables that only logging calls read (a message's
+ * redacted value, say), directly or through other such variables
+ * (`shown = shown + '!'` feeds only the log when `shown` does).
+ */
+function logOnlyNames(ts: typeof TS, fn: TS.Node): Set<string> {
+  const declared = new Set<string>();
+  // Each read: the variable, and where it goes: a logging call, a store to a variable, or anything else.
+  const reads: { name: string; into: 'log' | 'other' | { store: string } }[] = [];
+  const scan = (n: TS.Node, into: 'log' | 'other' | { store: string }): void => {
+    let here = into;
+    if (into !== 'log' && isLoggingCall(ts, n)) here = 'log';
+    else if (into === 'other') {
+      const stored = storedName(ts, n);
+      if (stored !== undefined) here = { store: stored };
+    }
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) declared.add(n.name.text);
+    if (ts.isIdentifier(n) && readsVariable(ts, n)) reads.push({ name: n.text, into: here });
+    ts.forEachChild(n, (c) => scan(c, here));
+  };
+  scan(fn, 'other');
+  const names = new Set(reads.filter((r) => r.into === 'log' && declared.has(r.name)).map((r) => r.name));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const r of reads) {
+      const feedsLog = r.into === 'log' || (typeof r.into === 'object' && names.has(r.into.store));
+      if (!feedsLog && names.delete(r.name)) changed = true;
+    }
+  }
+  return names;
+}
+
+/** A declaration or assignment of a variable only logging reads: its value is no behaviour a test sees. */
+function isLogOnlyStore(ts: typeof TS, n: TS.Node, names: ReadonlySet<string>): boolean {
+  const stored = names.size > 0 ? storedName(ts, n) : undefined;
+  return stored !== undefined && names.has(stored);
+}
+
 function isStringy(ts: typeof TS, n: TS.Expression): boolean {
   const e = unwrapExpression(ts, n);
   return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isTemplateExpression(e);
@@ -263,9 +376,10 @@ export function mutantsOf(ts: typeof TS, text: string, fileName: string, key: st
     const mutated = text.slice(wholeStart, start) + replacement + text.slice(end, whole.getEnd());
     raw.push({ operator, line: lineOf(start), start, end, replacement, original, mutated });
   };
+  const logOnly = logOnlyNames(p.ts, fn.node);
   const visit = (n: TS.Node): void => {
     if (otherSites.has(n)) return;
-    if (isLoggingCall(p.ts, n)) return;
+    if (isLoggingCall(p.ts, n) || isLogOnlyStore(p.ts, n, logOnly)) return;
     const ts = p.ts;
     if (ts.isBinaryExpression(n)) {
       const tok = n.operatorToken;

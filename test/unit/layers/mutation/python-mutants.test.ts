@@ -128,6 +128,32 @@ describe('pythonMutants', () => {
     expect(keys(f.mutants.get('label')).some((m) => m.startsWith('swap-arithmetic'))).toBe(false);
   });
 
+  it('makes nothing of a value only a logging call reads, and still mutates one that is also returned', async () => {
+    const text = `import logging
+
+log = logging.getLogger(__name__)
+
+
+def add(value, sensitive):
+    shown = value if not sensitive else b"REDACTED"
+    shown = shown + b"!"
+    log.debug("adding %s", shown)
+    kept = value + 1
+    log.debug("kept %s", kept)
+    entry = table.add(value * 2)
+    log.info("added %s", entry)
+    return kept
+`;
+    const r = await pythonMutants([{ key: 'a.py', text, functions: ['add'] }], run);
+    const f = r.get('a.py');
+    if (!f?.ok) throw new Error('no answer');
+    const ms = keys(f.mutants.get('add'));
+    expect(ms.filter((m) => m.includes('shown') || m.includes('sensitive'))).toEqual([]);
+    expect(ms).toContain('swap-arithmetic: value + 1 → value - 1');
+    // A value only the log reads, made by a call with effects: still behaviour.
+    expect(ms).toContain('swap-arithmetic: value * 2 → value / 2');
+  });
+
   it('gives offsets the gate applies as they are, past characters outside the BMP', async () => {
     const text = 'def f(a):\n    note = "🎉 ünïcode"\n    return a < 3\n';
     const r = await pythonMutants([{ key: 'u.py', text, functions: ['f'] }], run);

@@ -78,6 +78,25 @@ describe('mutantsOf', () => {
     expect(ms.filter((m) => m.original.includes('console') || m.original.includes('sum * 2'))).toEqual([]);
   });
 
+  it('makes nothing of a variable only a logging call reads, and still mutates one that is also returned', () => {
+    const text = `export function add(value: number, secret: boolean): number {
+  let shown = secret ? 'REDACTED' : String(value);
+  shown = shown + '!';
+  logger.debug('adding %s', shown);
+  const kept = value + 1;
+  console.log({ kept });
+  const id = table.add(value * 2);
+  logger.info(id);
+  return kept;
+}
+`;
+    const ms = keys(mutantsOf(ts, text, 'src/add.ts', 'add'));
+    expect(ms.filter((m) => m.includes('shown') || m.includes('secret'))).toEqual([]);
+    expect(ms).toContain('swap-arithmetic: value + 1 → value - 1');
+    // A value only the log reads, made by a call with effects: still behaviour.
+    expect(ms).toContain('swap-arithmetic: value * 2 → value / 2');
+  });
+
   it('negates a truth-valued return instead of replacing it with a constant, and flips its comparison', () => {
     const ms = keys(mutantsOf(ts, INVOICE, 'src/invoice.ts', 'Invoice.get empty'));
     expect(ms).toContain(
