@@ -181,7 +181,7 @@ describe(
 
     it("a killed mutant's run stops at its first failing test; a base test that fails without the mutant never cuts a base run short", async () => {
       // The base's label() is broken and its test, first in the file, fails there; the patch fixes it and
-      // documents clamp(). clamp's `return hi` branch is never taken by a test: its mutants survive on both sides.
+      // rewrites clamp()'s condition. clamp's `return hi` branch is never taken by a test: its mutants survive on both sides.
       const clampBase =
         "def label(x):\n    return 'bad'\n\n\ndef clamp(x, hi):\n    if x > hi:\n        return hi\n    return x\n";
       const repo = shop(
@@ -195,7 +195,7 @@ describe(
       repo.write({
         'src/shop/clamp.py': clampBase
           .replace("return 'bad'", "return 'ok'")
-          .replace('def clamp(x, hi):\n', 'def clamp(x, hi):\n    """x, or hi when x is above it."""\n'),
+          .replace('if x > hi:', 'if hi < x:'),
       });
       const r = await judge(repo);
       expect(r.card.findings.filter((f) => f.code === 'KILL_SURFACE_SHRANK')).toEqual([]);

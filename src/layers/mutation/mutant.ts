@@ -97,15 +97,19 @@ export function applyMutant(text: string, m: Pick<Mutant, 'start' | 'end' | 'rep
 /**
  * At most `max` of `mutants`, chosen the same way every time: one per
  * function in turn (so every changed function is probed), within a function
- * one per operator in turn, each in id order. The rest are counted, not
- * silently dropped.
+ * one per operator in turn, each nearest the lines the patch changed first
+ * (`distance`: the budget goes where the patch is, as diff-based mutation
+ * testing mutates the changed lines), then in id order. The rest are
+ * counted, not silently dropped.
  */
 export function chooseMutants<M extends Pick<Mutant, 'id' | 'function' | 'operator'>>(
   mutants: readonly M[],
   max: number,
+  distance: (m: M) => number = () => 0,
 ): { chosen: M[]; skipped: number } {
   const byFunction = new Map<string, Map<string, M[]>>();
-  for (const m of [...mutants].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  const order = (a: M, b: M) => distance(a) - distance(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  for (const m of [...mutants].sort(order)) {
     const ops = byFunction.get(m.function) ?? new Map<string, M[]>();
     byFunction.set(m.function, ops);
     const list = ops.get(m.operator) ?? [];

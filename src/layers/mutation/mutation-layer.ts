@@ -414,7 +414,7 @@ async function probe(ctx: LayerContext, tests: TestSession): Promise<{ part: Mut
   if (withMutants.length === 0)
     return {
       part: { ...empty, skipped },
-      note: `no mutant in the ${functions.length} changed function(s) (only module code, declarations or logging changed)`,
+      note: `no mutant in the ${functions.length} changed function(s) (only comments, docstrings, module code, declarations or logging changed)`,
     };
 
   const overlayRun = await tests.overlayRun();

@@ -217,8 +217,15 @@ export function chooseProbe(
   functions: readonly ProbeFunction[],
   max: number,
 ): { chosen: Set<string>; skipped: number } {
-  const all = functions.flatMap((f) => f.head.map((m) => ({ ...m, function: `${f.file}\u0000${f.key}` })));
-  const { chosen, skipped } = chooseMutants(all, max);
+  const all = functions.flatMap((f) =>
+    f.head.map((m) => ({
+      ...m,
+      function: `${f.file}\u0000${f.key}`,
+      // Lines away from the nearest line the patch changed in the function (none: a function that only lost lines).
+      distance: f.changed.length === 0 ? 0 : Math.min(...f.changed.map((l) => Math.abs(l - m.line))),
+    })),
+  );
+  const { chosen, skipped } = chooseMutants(all, max, (m) => m.distance);
   return { chosen: new Set(chosen.map((m) => `${m.function}\u0000${m.id}`)), skipped };
 }
 

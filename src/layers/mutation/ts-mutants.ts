@@ -152,17 +152,44 @@ function functionsOf(p: Parsed): FoundFunction[] {
  * `changed`, the innermost function around it. Lines outside every function
  * (module code, imports) are returned apart.
  */
+/**
+ * The lines that hold code: some token starts, ends or runs across them. A
+ * blank line or one with only a comment changes nothing a function does, so
+ * an edit of it touches no function and is no module code either.
+ */
+function codeLines(p: Parsed): Set<number> {
+  const lines = new Set<number>();
+  const lineOf = (pos: number) => p.sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const { ts } = p;
+  const visit = (n: TS.Node): void => {
+    // A JSDoc comment is a child node too, and still only a comment.
+    if (n.kind >= ts.SyntaxKind.FirstJSDocNode && n.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    const children = n.getChildren(p.sf);
+    if (children.length === 0) {
+      if (n.kind === ts.SyntaxKind.EndOfFileToken) return;
+      for (let l = lineOf(n.getStart(p.sf)), end = lineOf(n.getEnd()); l <= end; l++) lines.add(l);
+      return;
+    }
+    for (const c of children) visit(c);
+  };
+  visit(p.sf);
+  return lines;
+}
+
 export function touchedFunctions(
   ts: typeof TS,
   text: string,
   fileName: string,
   changed: readonly LineRange[],
 ): { functions: FunctionSite[]; outside: number[] } {
-  const all = functionsOf(parse(ts, text, fileName));
+  const p = parse(ts, text, fileName);
+  const all = functionsOf(p);
+  const code = codeLines(p);
   const hit = new Map<string, FunctionSite>();
   const outside: number[] = [];
   for (const r of changed)
     for (let line = r.start; line <= r.end; line++) {
+      if (!code.has(line)) continue;
       let innermost: FoundFunction | undefined;
       for (const f of all)
         if (f.startLine <= line && line <= f.endLine) {

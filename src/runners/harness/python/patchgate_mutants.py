@@ -28,9 +28,11 @@ Answer (argv[2]): {"<key>": {"touched": ["<site>", ...], "outside": [line, ...],
 """
 
 import ast
+import io
 import json
 import re
 import sys
+import tokenize
 
 COMPARE = {
     ast.Lt: (r"<(?!=)", ">="),
@@ -53,6 +55,7 @@ ARITH = {
     ast.FloorDiv: (r"//", "*"),
     ast.Mod: (r"%", "*"),
 }
+INERT_TOKENS = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 LOGGER = re.compile(r"^(logging|log|logger|_?log(ger)?s?|.*_logger|LOG|LOGGER)$", re.IGNORECASE)
 RAISE = "raise Exception('patchgate mutant')"
@@ -306,13 +309,36 @@ def mutants_of(src, site_node, other_sites):
     return out
 
 
+def code_lines(text, tree):
+    """The lines that hold code: not blank, not only a comment, not in a docstring (an edit of those changes
+    nothing a function does, so it touches no function and is no module code either)."""
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type not in INERT_TOKENS:
+            lines.update(range(tok.start[0], tok.end[0] + 1))
+    return lines - docstrings
+
+
 def judge(text, changed, functions):
     src = Source(text)
     tree = ast.parse(text)
     sites = sites_of(tree)
+    code = code_lines(text, tree)
     touched, outside = [], []
     for start, end in changed:
         for line in range(start, end + 1):
+            if line not in code:
+                continue
             around = [s for s in sites if s[1] <= line <= s[2]]
             if around:
                 innermost = max(around, key=lambda s: s[1])

@@ -87,6 +87,37 @@ describe('pythonMutants', () => {
     });
   });
 
+  it('a change only to a docstring, a comment or a blank line touches no function and is no module code', async () => {
+    const text = `"""Module."""
+
+
+def total(xs):
+    """The sum.
+
+    Of all of them.
+    """
+    # one by one
+
+    return sum(xs)
+`;
+    const r = await pythonMutants(
+      [
+        {
+          key: 'doc.py',
+          text,
+          changed: [
+            { start: 1, end: 3 },
+            { start: 5, end: 10 },
+          ],
+        },
+        { key: 'code.py', text, changed: [{ start: 9, end: 11 }] },
+      ],
+      run,
+    );
+    expect(r.get('doc.py')).toMatchObject({ ok: true, touched: [], outside: [] });
+    expect(r.get('code.py')).toMatchObject({ ok: true, touched: ['total'], outside: [] });
+  });
+
   it('makes the TypeScript half’s mutants, and none of a docstring, a logging call or a super() call', async () => {
     const r = await pythonMutants(
       [

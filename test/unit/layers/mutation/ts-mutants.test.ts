@@ -57,10 +57,33 @@ describe('touchedFunctions', () => {
     expect(r.outside).toEqual([]);
   });
 
+  it('a change only to comments, a JSDoc or blank lines touches no function and is no module code', () => {
+    const text = `/** Totals. */
+export function total(xs: number[]): number {
+  // add them up
+
+  /* one by one */
+  return xs.reduce((a, b) => a + b, 0);
+}
+`;
+    const onlyComments = [
+      { start: 1, end: 1 },
+      { start: 3, end: 5 },
+    ];
+    expect(touchedFunctions(ts, text, 'src/t.ts', onlyComments)).toEqual({
+      functions: [],
+      outside: [],
+    });
+    expect(
+      touchedFunctions(ts, text, 'src/t.ts', [{ start: 3, end: 6 }]).functions.map((f) => f.key),
+    ).toEqual(['total']);
+  });
+
   it('sets apart the changed lines that lie in no function (imports, module code)', () => {
     const r = touchedFunctions(ts, INVOICE, 'src/invoice.ts', [{ start: 1, end: 2 }]);
     expect(r.functions).toEqual([]);
-    expect(r.outside).toEqual([1, 2]);
+    // Line 2 is blank: no code changed there.
+    expect(r.outside).toEqual([1]);
   });
 });
 
@@ -222,6 +245,13 @@ describe('chooseMutants', () => {
     const r = chooseMutants(all, 3);
     expect(r.chosen.map((x) => x.id)).toEqual(['a|flip-comparison|1', 'b|swap-arithmetic|1', 'a|raise|1']);
     expect(r.skipped).toBe(2);
+  });
+
+  it('within an operator, takes the mutant nearest the changed lines first', () => {
+    const near = (id: string, d: number) => ({ ...m('a', 'flip-boolean', 0), id, d });
+    const ms = [near('a|far', 40), near('a|on', 0), near('a|close', 3)];
+    expect(chooseMutants(ms, 2, (x) => x.d).chosen.map((x) => x.id)).toEqual(['a|on', 'a|close']);
+    expect(chooseMutants(ms, 2).chosen.map((x) => x.id)).toEqual(['a|close', 'a|far']);
   });
 
   it('chooses the same whatever order it is given them in, and all of them under the budget', () => {
