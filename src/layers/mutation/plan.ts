@@ -222,7 +222,10 @@ export function chooseProbe(
       ...m,
       function: `${f.file}\u0000${f.key}`,
       // Lines away from the nearest line the patch changed in the function (none: a function that only lost lines).
-      distance: f.changed.length === 0 ? 0 : Math.min(...f.changed.map((l) => Math.abs(l - m.line))),
+      distance: f.changed.reduce(
+        (d, l) => Math.min(d, Math.abs(l - m.line)),
+        f.changed.length === 0 ? 0 : Infinity,
+      ),
     })),
   );
   const { chosen, skipped } = chooseMutants(all, max, (m) => m.distance);
