@@ -401,9 +401,9 @@ const mutationSchema = z
       .int()
       .min(1)
       .max(1000)
-      .default(12)
+      .default(8)
       .describe(
-        "At most this many mutants of the head's changed functions per patch, chosen the same way every run (one per function in turn); each also runs on the base where the function kept that code. The rest are counted as skipped.",
+        "At most this many mutants of the head's changed functions per patch, chosen the same way every run (one per function in turn, nearest the changed lines first); each that survives on the head also runs on the base where the function kept that code. The rest are counted as skipped.",
       ),
     unseen: z
       .enum(['warn', 'reject'])
