@@ -359,6 +359,17 @@ export function canSelectFiles(presetName: string | undefined): boolean {
   return TEST_PRESETS.get(presetName ?? 'generic')?.fileArgs !== undefined;
 }
 
+/**
+ * Whether a run of some tests had better name them than their files: where
+ * the runner selects node ids itself (pytest, with files and ids in one
+ * selection), or cannot select files at all. A name filter (vitest's `-t`)
+ * still loads every test file, and cannot be combined with a file subset.
+ */
+export function namesBeatFiles(presetName: string | undefined): boolean {
+  const preset = TEST_PRESETS.get(presetName ?? 'generic');
+  return preset?.selectsInProcess === true || preset?.fileArgs === undefined;
+}
+
 export function presetNames(): string[] {
   return [...TEST_PRESETS.keys()];
 }

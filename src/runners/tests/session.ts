@@ -12,7 +12,13 @@ import { TestRunError } from './errors.js';
 import { withFileEdited } from './file-edit.js';
 import type { HeadOwnFiles } from './head-own.js';
 import { outputTail } from './output-tail.js';
-import { canSelectFiles, resolveTestCommand, type TestIdParts, testFileOf } from './presets.js';
+import {
+  canSelectFiles,
+  namesBeatFiles,
+  resolveTestCommand,
+  type TestIdParts,
+  testFileOf,
+} from './presets.js';
 import {
   checkGuard,
   describeProblems,
@@ -776,7 +782,8 @@ export class TestSession {
   /**
    * A run on the base's checkout or the overlay with `edit` in place for this
    * run only (see withFileEdited), or as it is: of `tests` where the runner
-   * can select tests, else of `files` where it can select files, else of
+   * can select them and naming them beats naming their `files` (see
+   * namesBeatFiles), else of `files` where it can select files, else of
    * every test (`selected` says which). Runs of one checkout take turns, so
    * no other run sees the edit. Never recorded in the run history;
    * `timeoutMs` bounds it (a mutant that loops).
@@ -796,7 +803,7 @@ export class TestSession {
         anyShard: true,
         ...(req.failFast ? { failFast: true } : {}),
       } as const;
-      if (tests !== undefined && tests.length > 0) {
+      if (tests !== undefined && tests.length > 0 && (!byFiles || namesBeatFiles(this.opts.tests.preset))) {
         try {
           return { ...(await this.suite({ ...common, subset: [...tests] })), selected: 'tests' };
         } catch (err) {

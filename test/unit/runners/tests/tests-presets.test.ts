@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { TestRunError } from '../../../../src/runners/tests/errors.js';
 import {
   escapeRegExp,
+  namesBeatFiles,
   presetNames,
   pytestNodeId,
   resolveTestCommand,
@@ -305,6 +306,15 @@ describe('preset expansion', () => {
     );
     expect(err.code).toBe('SUBSET_UNSUPPORTED');
     expect(() => resolveTestCommand({ preset: 'vitest' }, { junitPath: J, tests: [] })).toThrow(RangeError);
+  });
+
+  it('a run of some tests names them where the runner selects ids itself or cannot select files; else their files', () => {
+    expect(namesBeatFiles('pytest')).toBe(true);
+    expect(namesBeatFiles('jest')).toBe(true);
+    expect(namesBeatFiles('generic')).toBe(true);
+    // vitest's -t still loads every test file, and cannot be combined with a file subset.
+    expect(namesBeatFiles('vitest')).toBe(false);
+    expect(namesBeatFiles('node-test')).toBe(false);
   });
 
   it('fail-fast: vitest and jest get --bail=1 before the subset, pytest a stop in its selection, others nothing', () => {
