@@ -113,3 +113,33 @@ export function cloneRepo(name, submodules, sources, work) {
   }
   return { dir, pins };
 }
+
+/**
+ * `patchgate init --baseline` in `dir` as a new user runs it (owner `maintainers`, no expiry before 2099),
+ * committed; returns how long init took, in ms.
+ */
+export function initBaseline(cli, dir, today, extra = []) {
+  const t0 = performance.now();
+  const init = sh(
+    'node',
+    [
+      cli,
+      'init',
+      '--owner',
+      'maintainers',
+      '--baseline',
+      '--expires',
+      '2099-12-31',
+      '--today',
+      today,
+      ...extra,
+    ],
+    dir,
+  );
+  if (init.status !== 0)
+    throw new Error(`patchgate init --baseline failed: ${init.stdout}${init.stderr}`.trim());
+  const onboarding = performance.now() - t0;
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '--no-verify', '-m', 'patchgate: init --baseline');
+  return onboarding;
+}

@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
-import { cloneRepo, git, sh, tryGit } from '../lib/replay.mjs';
+import { cloneRepo, git, initBaseline, sh, tryGit } from '../lib/replay.mjs';
 import { median } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -169,28 +169,7 @@ function makeBase(dir, c, pins, profile) {
     const remoteHead = tryGit(dir, 'symbolic-ref', 'refs/remotes/origin/HEAD').stdout.trim();
     if (remoteHead) git(dir, 'update-ref', remoteHead, 'HEAD');
   }
-  const t0 = performance.now();
-  const init = sh(
-    'node',
-    [
-      cli,
-      'init',
-      '--owner',
-      'maintainers',
-      '--baseline',
-      '--expires',
-      '2099-12-31',
-      '--today',
-      TODAY,
-      ...(profile.init ?? []),
-    ],
-    dir,
-  );
-  if (init.status !== 0)
-    throw new Error(`patchgate init --baseline failed: ${init.stdout}${init.stderr}`.trim());
-  const onboarding = performance.now() - t0;
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '--no-verify', '-m', 'patchgate: init --baseline');
+  const onboarding = initBaseline(cli, dir, TODAY, profile.init ?? []);
   return { ref: git(dir, 'rev-parse', 'HEAD'), onboarding, prepared };
 }
 

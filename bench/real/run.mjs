@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchArgs, requireBuild } from '../lib/cli.mjs';
-import { cloneRepo, git, sh, tryGit } from '../lib/replay.mjs';
+import { cloneRepo, git, initBaseline, sh, tryGit } from '../lib/replay.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -166,28 +166,7 @@ function makeBase(dir, c, pins, profile) {
       git(dir, 'update-ref', git(dir, 'symbolic-ref', 'refs/remotes/origin/HEAD'), 'HEAD');
     }
   }
-  const t0 = performance.now();
-  const init = sh(
-    'node',
-    [
-      cli,
-      'init',
-      '--owner',
-      'maintainers',
-      '--baseline',
-      '--expires',
-      '2099-12-31',
-      '--today',
-      TODAY,
-      ...(profile.init ?? []),
-    ],
-    dir,
-  );
-  if (init.status !== 0)
-    throw new Error(`patchgate init --baseline failed: ${init.stdout}${init.stderr}`.trim());
-  const onboarding = performance.now() - t0;
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '--no-verify', '-m', 'patchgate: init --baseline');
+  const onboarding = initBaseline(cli, dir, TODAY, profile.init ?? []);
   const rows = (file) => {
     try {
       const j = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
